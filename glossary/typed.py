@@ -1,0 +1,248 @@
+"""Strict loading of plain YAML data into frozen dataclasses, and their JSON Schema.
+
+One description of a document kind serves three purposes: validating what an
+author wrote (with errors that name the key, what was expected and what was
+found), building the typed model the rest of the code uses, and emitting the
+JSON Schema that editors use while authors type.
+
+Supported field types: str, int, float, bool, datetime.date, Literal[...],
+list[T], dict[str, T], T | None and nested dataclasses.  Field documentation
+lives in ``field(metadata={"doc": ...})``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import difflib
+import types
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
+
+
+class SchemaError(ValueError):
+    """A value that does not fit its declared type.
+
+    ``key`` is a dotted path into the document (``measure.variants[1].launches``).
+    """
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(f"{key}: {message}" if key else message)
+        self.key = key
+        self.message = message
+
+
+def describe(value: Any) -> str:
+    """A short, human description of a found value for error messages."""
+    if value is None:
+        return "nothing (null)"
+    kind = {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "text",
+        list: "a list",
+        dict: "a mapping",
+        dt.date: "a date",
+    }.get(type(value), type(value).__name__)
+    shown = repr(value)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    return f"{kind} {shown}"
+
+
+def _type_name(tp: Any) -> str:
+    origin = get_origin(tp)
+    if tp is str:
+        return "text"
+    if tp is bool:
+        return "true or false"
+    if tp is int:
+        return "an integer"
+    if tp is float:
+        return "a number"
+    if tp is dt.date:
+        return "a date (YYYY-MM-DD)"
+    if origin is Literal:
+        return "one of: " + ", ".join(repr(a) for a in get_args(tp))
+    if origin is list:
+        return f"a list of {_type_name(get_args(tp)[0])}"
+    if origin is dict:
+        return f"a mapping of names to {_type_name(get_args(tp)[1])}"
+    if _is_optional(tp):
+        return _type_name(_strip_optional(tp))
+    if dataclasses.is_dataclass(tp):
+        return f"a mapping with keys {', '.join(f.name for f in dataclasses.fields(tp))}"
+    return str(tp)
+
+
+def _is_optional(tp: Any) -> bool:
+    return get_origin(tp) in (Union, types.UnionType) and type(None) in get_args(tp)
+
+
+def _strip_optional(tp: Any) -> Any:
+    rest = [a for a in get_args(tp) if a is not type(None)]
+    return rest[0] if len(rest) == 1 else Union[tuple(rest)]
+
+
+def _join(key: str, name: str | int) -> str:
+    if isinstance(name, int):
+        return f"{key}[{name}]"
+    return f"{key}.{name}" if key else name
+
+
+def load(cls: type, data: Any, key: str = "") -> Any:
+    """Build dataclass ``cls`` from plain data, strictly.
+
+    Raises SchemaError naming the first offending key.
+    """
+    return _convert(cls, data, key)
+
+
+def _convert(tp: Any, value: Any, key: str) -> Any:
+    if _is_optional(tp):
+        if value is None:
+            return None
+        return _convert(_strip_optional(tp), value, key)
+    origin = get_origin(tp)
+    expected = _type_name(tp)
+    if dataclasses.is_dataclass(tp):
+        return _convert_dataclass(tp, value, key)
+    if origin is Literal:
+        if value not in get_args(tp):
+            raise SchemaError(key, f"expected {expected}, found {describe(value)}")
+        return value
+    if origin is list:
+        if not isinstance(value, list):
+            raise SchemaError(key, f"expected {expected}, found {describe(value)}")
+        (item,) = get_args(tp)
+        return tuple(_convert(item, v, _join(key, i)) for i, v in enumerate(value))
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise SchemaError(key, f"expected {expected}, found {describe(value)}")
+        _, item = get_args(tp)
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise SchemaError(key, f"expected text keys, found {describe(k)}")
+            out[k] = _convert(item, v, _join(key, k))
+        return out
+    if tp is dt.date:
+        return _convert_date(value, key)
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise SchemaError(key, f"expected {expected}, found {describe(value)}")
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise SchemaError(key, f"expected {expected}, found {describe(value)}")
+        return value
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise SchemaError(key, f"expected {expected}, found {describe(value)}")
+        return float(value)
+    if tp is str:
+        if not isinstance(value, str):
+            raise SchemaError(key, f"expected {expected}, found {describe(value)}")
+        return value
+    raise TypeError(f"unsupported field type {tp!r} at {key}")  # a programming error
+
+
+def _convert_date(value: Any, key: str) -> dt.date:
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    if isinstance(value, str):
+        try:
+            return dt.date.fromisoformat(value.strip())
+        except ValueError:
+            pass
+    raise SchemaError(key, f"expected a date (YYYY-MM-DD), found {describe(value)}")
+
+
+def _convert_dataclass(cls: Any, value: Any, key: str) -> Any:
+    if not isinstance(value, dict):
+        raise SchemaError(key, f"expected a mapping, found {describe(value)}")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    hints = get_type_hints(cls)
+    for name in value:
+        if name not in fields:
+            close = difflib.get_close_matches(str(name), fields, n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            known = ", ".join(fields)
+            raise SchemaError(_join(key, str(name)), f"unknown key (known keys: {known}){hint}")
+    kwargs = {}
+    for name, f in fields.items():
+        if name in value:
+            kwargs[name] = _convert(hints[name], value[name], _join(key, name))
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            raise SchemaError(_join(key, name), f"required key is missing (expected {_type_name(hints[name])})")
+    obj = cls(**kwargs)
+    check = getattr(obj, "validate", None)
+    if check is not None:
+        try:
+            check()
+        except SchemaError as err:
+            raise SchemaError(_join(key, err.key) if err.key else key, err.message) from None
+    return obj
+
+
+def json_schema(cls: type, title: str | None = None) -> dict:
+    """The JSON Schema (draft 2020-12) of dataclass ``cls``."""
+    defs: dict[str, dict] = {}
+    _schema(cls, defs)
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema"}
+    if title:
+        schema["title"] = title
+    schema.update(defs.pop(cls.__name__))
+    if defs:
+        schema["$defs"] = dict(sorted(defs.items()))
+    return schema
+
+
+def _schema(tp: Any, defs: dict[str, dict]) -> dict:
+    if _is_optional(tp):
+        return {"anyOf": [_schema(_strip_optional(tp), defs), {"type": "null"}]}
+    origin = get_origin(tp)
+    if dataclasses.is_dataclass(tp):
+        name = tp.__name__
+        if name not in defs:
+            defs[name] = {}  # placeholder against recursion
+            hints = get_type_hints(tp)
+            props = {}
+            required = []
+            for f in dataclasses.fields(tp):
+                prop = dict(_schema(hints[f.name], defs))
+                doc = f.metadata.get("doc")
+                if doc:
+                    prop["description"] = doc
+                if f.default is not dataclasses.MISSING and f.default is not None:
+                    prop["default"] = f.default
+                props[f.name] = prop
+                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                    required.append(f.name)
+            body: dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": False}
+            if required:
+                body["required"] = required
+            if tp.__doc__:
+                body["description"] = " ".join(tp.__doc__.split())
+            defs[name] = body
+        return {"$ref": f"#/$defs/{name}"}
+    if origin is Literal:
+        return {"enum": list(get_args(tp))}
+    if origin is list:
+        return {"type": "array", "items": _schema(get_args(tp)[0], defs)}
+    if origin is dict:
+        return {"type": "object", "additionalProperties": _schema(get_args(tp)[1], defs)}
+    if tp is dt.date:
+        return {"type": "string", "format": "date"}
+    return {str: {"type": "string"}, bool: {"type": "boolean"}, int: {"type": "integer"},
+            float: {"type": "number"}}[tp]
+
+
+def doc(text: str, **kwargs: Any) -> Any:
+    """A dataclass field with documentation (shown in the JSON Schema)."""
+    return dataclasses.field(metadata={"doc": text}, **kwargs)
+
+
+__all__ = ["SchemaError", "describe", "doc", "json_schema", "load"]

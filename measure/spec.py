@@ -1,0 +1,229 @@
+"""The measurement spec: what the harness runs for one entry.
+
+An entry's ``measure:`` front-matter key is loaded into ``MeasureSpec`` by
+``glossary.typed.load``.  The spec is deliberately not shaped around one
+chain of kernels; it expresses:
+
+* elementwise chains timed as one (kernel fusion: several launches per variant);
+* 2D access patterns whose useful bytes differ from the bytes DRAM moves
+  (coalescing: ``useful_bytes_per_elem`` beside ``bytes_per_elem``);
+* variants that differ in FLOPs per byte (the roofline: ``flops_per_elem``);
+* many tiny launches against one (launch overhead: ``repeat`` with the repeat
+  index ``i`` usable in arguments, and ``timing.clock: host`` with the blocking
+  kernel off, because there the host's cost is the point).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from glossary.typed import SchemaError, doc
+from measure import expr
+
+DTYPES = ("float32", "float64", "int32")
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """A device buffer that the kernels read or write."""
+
+    role: Literal["input", "output", "scratch"] = doc(
+        "input: filled from the seeded generator; output: poisoned, then checked against the "
+        "reference; scratch: intermediates, poisoned, never checked")
+    dtype: Literal["float32", "float64", "int32"] = doc("element type", default="float32")
+    size: str = doc("element count, an expression over the size parameters", default="n")
+    init: Literal["normal", "uniform"] = doc(
+        "input fill: standard normal, or uniform on [-1, 1)", default="normal")
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One kernel launch (or ``repeat`` identical launches) inside a variant."""
+
+    kernel: str = doc("the __global__ function's name (declare it extern \"C\")")
+    grid: list[str] = doc("grid dimensions, expressions over the size parameters (1 to 3)")
+    block: list[int] = doc("block dimensions (1 to 3)")
+    args: list[str] = doc(
+        "kernel arguments in order: a buffer name (its device pointer), a scalar name, or an "
+        "integer expression over the size parameters (passed as `index_type`); inside a repeated "
+        "launch, `i` is the repeat index")
+    repeat: int = doc("enqueue this launch this many times", default=1)
+
+    def validate(self) -> None:
+        if not 1 <= len(self.grid) <= 3:
+            raise SchemaError("grid", f"expected 1 to 3 dimensions, found {len(self.grid)}")
+        if not 1 <= len(self.block) <= 3:
+            raise SchemaError("block", f"expected 1 to 3 dimensions, found {len(self.block)}")
+        threads = 1
+        for b in self.block:
+            threads *= b
+        if any(b < 1 for b in self.block) or threads > 1024:
+            raise SchemaError("block", f"expected positive sizes with at most 1024 threads, found {list(self.block)}")
+        if self.repeat < 1:
+            raise SchemaError("repeat", f"expected at least 1, found {self.repeat}")
+        for i, text in enumerate(self.grid):
+            _check_expr(text, f"grid[{i}]")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One version of the computation; its launches are timed as one region."""
+
+    name: str = doc("identifier used by ratios, claims and bound figures, e.g. fused")
+    label: str = doc("what the Measured table calls it, e.g. \"staged chain, timed as one\"")
+    launches: list[Launch] = doc("the launches, in order")
+    bytes_per_elem: float = doc("predicted DRAM bytes moved per element (reads plus writes)")
+    useful_bytes_per_elem: float | None = doc(
+        "bytes per element the computation needs, where DRAM moves more (coalescing); "
+        "defaults to bytes_per_elem", default=None)
+    flops_per_elem: float | None = doc("floating-point operations per element; adds GFLOP/s", default=None)
+
+    @property
+    def useful_bytes(self) -> float:
+        return self.bytes_per_elem if self.useful_bytes_per_elem is None else self.useful_bytes_per_elem
+
+
+@dataclass(frozen=True)
+class Timing:
+    """How the harness times each variant."""
+
+    clock: Literal["device", "host"] = doc(
+        "device: CUDA events around the region; host: wall time of enqueue plus synchronize "
+        "(launch-overhead entries)", default="device")
+    blocking: bool = doc("enqueue each timed region behind a blocking kernel so host launch cost "
+                         "stays out of device time", default=True)
+    l2_flush: bool = doc("write a buffer of twice the L2 before every sample (cold caches)", default=True)
+    warmups: int = doc("untimed runs before sampling", default=3)
+    runs: int = doc("timed samples per variant", default=10)
+    statistic: Literal["mean", "median", "min"] = doc("the statistic the page publishes", default="mean")
+
+    def validate(self) -> None:
+        if self.clock == "host" and self.blocking:
+            raise SchemaError("blocking", "a blocking kernel cannot be used with clock: host "
+                                          "(host time is what is measured); set blocking: false")
+        if self.runs < 1 or self.warmups < 0:
+            raise SchemaError("runs", f"expected runs >= 1 and warmups >= 0, found {self.runs} and {self.warmups}")
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """A ratio the page shows: time of ``num`` over time of ``den``, beside its byte ratio."""
+
+    num: str = doc("the slower variant's name")
+    den: str = doc("the faster variant's name")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """An expectation the build checks against every device and size."""
+
+    kind: Literal["speedup_matches_bytes", "counter_bytes_match", "fraction_of_floor"] = doc(
+        "speedup_matches_bytes: time(num)/time(den) within `tolerance` (relative) of the predicted "
+        "byte ratio; counter_bytes_match: DRAM counter bytes of `variant` within `tolerance` of its "
+        "prediction; fraction_of_floor: `variant` reaches at least `at_least` of the copy floor")
+    num: str | None = doc("for speedup_matches_bytes", default=None)
+    den: str | None = doc("for speedup_matches_bytes", default=None)
+    variant: str | None = doc("for counter_bytes_match and fraction_of_floor", default=None)
+    tolerance: float = doc("relative tolerance, e.g. 0.1 for 10%", default=0.1)
+    at_least: float = doc("for fraction_of_floor, e.g. 0.9", default=0.9)
+    sizes: Literal["all", "past_l2"] = doc(
+        "which sizes the claim is about: all, or only those whose working set is past 4x the L2",
+        default="past_l2")
+
+    def validate(self) -> None:
+        need = {"speedup_matches_bytes": ("num", "den"), "counter_bytes_match": ("variant",),
+                "fraction_of_floor": ("variant",)}[self.kind]
+        for key in need:
+            if getattr(self, key) is None:
+                raise SchemaError(key, f"required for a {self.kind} claim")
+
+
+@dataclass(frozen=True)
+class MeasureSpec:
+    """The measurement spec of an entry."""
+
+    sources: list[str] = doc("CUDA source files, relative to the entry's folder entries/<slug>/")
+    reference: str = doc(
+        "Python file (relative to entries/<slug>/) defining reference(variant, inputs, scalars, "
+        "params) -> {output name: float64 array}")
+    buffers: dict[str, Buffer] = doc("device buffers by name")
+    variants: list[Variant] = doc("the versions compared, in table order")
+    sizes: list[dict[str, int]] = doc("size parameters, one mapping per point of the sweep, e.g. {n: 16777216}")
+    headline: dict[str, int] = doc("the size the page leads with; one of sizes")
+    archs: list[str] = doc("architectures the kernels claim, e.g. [sm_75, sm_90]; each is compiled in CI")
+    nvcc_flags: list[str] = doc("nvcc options (the arch is added per device)",
+                                default_factory=lambda: ("-std=c++17", "-O3"))
+    elements: str = doc("what one 'element' is, an expression over the size parameters", default="n")
+    index_type: Literal["int32", "int64"] = doc("type of integer launch arguments", default="int64")
+    scalars: dict[str, float] = doc("float32 kernel arguments by name", default_factory=dict)
+    timing: Timing = doc("how samples are taken", default_factory=Timing)
+    ratios: list[Ratio] = doc("time ratios to show beside their byte ratios", default_factory=tuple)
+    claims: list[Claim] = doc("expectations checked on every device and size", default_factory=tuple)
+    rtol: float = doc("per-element relative tolerance against the float64 reference", default=1e-5)
+    atol: float = doc("per-element absolute tolerance against the float64 reference", default=1e-6)
+    seed: int = doc("seed of the input generator", default=20260901)
+    counters: bool = doc("run an Nsight Compute pass for DRAM bytes where ncu is available", default=True)
+
+    def validate(self) -> None:
+        if not self.sources:
+            raise SchemaError("sources", "expected at least one CUDA source file")
+        if not self.variants:
+            raise SchemaError("variants", "expected at least one variant")
+        if not self.sizes:
+            raise SchemaError("sizes", "expected at least one size")
+        for i, arch in enumerate(self.archs):
+            if not (arch.startswith("sm_") and arch[3:].rstrip("a").isdigit()):
+                raise SchemaError(f"archs[{i}]", f"expected an arch such as sm_90, found {arch!r}")
+        params = set(self.sizes[0])
+        for i, point in enumerate(self.sizes):
+            if set(point) != params:
+                raise SchemaError(f"sizes[{i}]", f"expected the parameters {sorted(params)}, found {sorted(point)}")
+        if dict(self.headline) not in [dict(p) for p in self.sizes]:
+            raise SchemaError("headline", f"expected one of the sizes, found {dict(self.headline)}")
+        _check_expr(self.elements, "elements", params)
+        for name, buf in self.buffers.items():
+            _check_expr(buf.size, f"buffers.{name}.size", params)
+        names = [v.name for v in self.variants]
+        if len(set(names)) != len(names):
+            raise SchemaError("variants", f"variant names must be unique, found {names}")
+        clash = set(self.buffers) & set(self.scalars)
+        if clash:
+            raise SchemaError("scalars", f"{sorted(clash)} name both a buffer and a scalar")
+        for vi, variant in enumerate(self.variants):
+            for li, launch in enumerate(variant.launches):
+                for ai, arg in enumerate(launch.args):
+                    if arg in self.buffers or arg in self.scalars:
+                        continue
+                    _check_expr(arg, f"variants[{vi}].launches[{li}].args[{ai}]", params | {"i"},
+                                hint="a buffer, a scalar or an expression over the size parameters")
+                for gi, text in enumerate(launch.grid):
+                    _check_expr(text, f"variants[{vi}].launches[{li}].grid[{gi}]", params | {"i"})
+        for ri, ratio in enumerate(self.ratios):
+            for key in ("num", "den"):
+                if getattr(ratio, key) not in names:
+                    raise SchemaError(f"ratios[{ri}].{key}", f"expected a variant name ({', '.join(names)}), "
+                                                            f"found {getattr(ratio, key)!r}")
+        for ci, claim in enumerate(self.claims):
+            for key in ("num", "den", "variant"):
+                value = getattr(claim, key)
+                if value is not None and value not in names:
+                    raise SchemaError(f"claims[{ci}].{key}", f"expected a variant name ({', '.join(names)}), "
+                                                            f"found {value!r}")
+
+    def variant(self, name: str) -> Variant:
+        for v in self.variants:
+            if v.name == name:
+                return v
+        raise KeyError(name)
+
+
+def _check_expr(text: str, key: str, allowed: set[str] | None = None, hint: str = "") -> None:
+    try:
+        free = expr.names(text)
+    except expr.ExprError as err:
+        raise SchemaError(key, str(err)) from None
+    if allowed is not None and free - allowed:
+        what = hint or "an expression over the size parameters"
+        raise SchemaError(key, f"expected {what} ({', '.join(sorted(allowed))}), "
+                               f"found unknown name(s) {', '.join(sorted(free - allowed))}")
