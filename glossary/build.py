@@ -1,0 +1,199 @@
+"""The glossary build: what the MkDocs hook asks for at each event.
+
+``GlossaryBuild`` holds one build's state: the parsed entries, their results,
+the gate's verdicts and the rendering environment.  It knows nothing of MkDocs
+beyond plain paths and strings, so it is tested without building a site; the
+hook in ``hooks/`` maps MkDocs events onto it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from glossary import gate, pages, render
+from glossary.model import Entry, EntryError, load_entries
+from measure import store
+
+PREVIEW_ENV = "GLOSSARY_PREVIEW"
+MEASURE_ENV = "GLOSSARY_MEASURE"
+MEASURE_MODES = ("auto", "always", "never")
+
+
+class GlossaryError(Exception):
+    """A build-stopping problem, phrased for the person running the build."""
+
+
+@dataclass
+class Options:
+    """How a build behaves: from the environment, `extra.glossary` and the command."""
+
+    entries_dir: Path
+    templates_dir: Path
+    preview: bool = False
+    measure: str = "auto"
+
+    @classmethod
+    def resolve(cls, entries_dir: Path, config_dir: Path, extra: dict, serving: bool,
+                environ: dict | None = None) -> "Options":
+        environ = os.environ if environ is None else environ
+        settings = dict(extra.get("glossary") or {})
+        preview = serving or environ.get(PREVIEW_ENV, "").strip().lower() in ("1", "true", "yes")
+        measure = (environ.get(MEASURE_ENV) or settings.get("measure") or "auto").strip().lower()
+        if measure not in MEASURE_MODES:
+            raise GlossaryError(f"{MEASURE_ENV} / extra.glossary.measure: expected one of "
+                                f"{', '.join(MEASURE_MODES)}, found {measure!r}")
+        templates = config_dir / settings.get("templates", "templates")
+        return cls(entries_dir=entries_dir, templates_dir=templates, preview=preview, measure=measure)
+
+
+@dataclass
+class GlossaryBuild:
+    options: Options
+    log: logging.Logger
+    entries: dict[str, Entry] = field(default_factory=dict)
+    results: dict[str, dict[str, dict]] = field(default_factory=dict)
+    verdicts: dict[str, gate.Verdict] = field(default_factory=dict)
+    models: dict[str, pages.PageModel] = field(default_factory=dict)
+
+    # -- collect ---------------------------------------------------------------
+
+    def load(self, measurer: Callable[[list[Entry]], None] | None = None) -> None:
+        """Parse entries, measure stale ones where asked, load results, judge every entry."""
+        try:
+            self.entries = load_entries(self.options.entries_dir)
+        except EntryError as err:
+            raise GlossaryError(str(err)) from None
+        if measurer is not None:
+            measurer(list(self.entries.values()))
+        for slug, entry in self.entries.items():
+            try:
+                self.results[slug] = store.load_results(entry.folder)
+            except store.StoreError as err:
+                raise GlossaryError(str(err)) from None
+        for slug, entry in self.entries.items():
+            self.verdicts[slug] = gate.judge(entry.meta.author, entry.meta.reviewer)
+        for slug, entry in self.entries.items():
+            related = tuple(self.entries[s] for s in entry.meta.related if self.shown(s))
+            self.models[slug] = pages.PageModel(
+                entry=entry, verdict=self.verdicts[slug],
+                devices=tuple(pages.device_views(entry, self.results[slug])),
+                related=related, preview=self.options.preview)
+        self._report()
+
+    def shown(self, slug: str) -> bool:
+        """Whether the entry appears in this build's site (published, or a draft in preview)."""
+        return self.options.preview or self.verdicts[slug].publishable
+
+    @property
+    def refused(self) -> list[Entry]:
+        return [e for s, e in self.entries.items() if not self.verdicts[s].publishable]
+
+    def _report(self) -> None:
+        for entry in self.refused:
+            reasons = "; ".join(self.verdicts[entry.slug].reasons)
+            if self.options.preview:
+                self.log.info("%s: shown as a draft in this preview (%s)", _rel(entry.path), reasons)
+            else:
+                self.log.warning("%s: refused, left out of the site: %s", _rel(entry.path), reasons)
+        for slug, model in self.models.items():
+            if not self.shown(slug):
+                continue
+            entry = model.entry
+            if entry.meta.measure is not None and not any(d.status == "ok" for d in model.devices):
+                self.log.warning("%s: has a measurement spec but no recorded results; "
+                                 "run the build on the verification node", _rel(entry.path))
+            for d in model.devices:
+                if d.stale:
+                    self.log.warning("%s: results for %s (captured %s) are stale: the spec, kernels or harness "
+                                     "changed since; re-measure on the verification node",
+                                     _rel(entry.path), d.gpu, d.captured_on)
+                if d.status != "ok":
+                    self.log.warning("%s: the measurement on %s failed: %s", _rel(entry.path), d.gpu, d.error)
+
+    # -- files -----------------------------------------------------------------
+
+    def excluded_paths(self) -> list[str]:
+        """Docs-relative paths (POSIX) of everything that belongs to refused entries."""
+        if self.options.preview:
+            return []
+        out = []
+        for entry in self.refused:
+            out.append(f"{entry.slug}.md")
+            out.append(f"{entry.slug}/")
+        return out
+
+    def is_excluded(self, src_uri: str) -> bool:
+        for path in self.excluded_paths():
+            if src_uri == path or (path.endswith("/") and src_uri.startswith(path)):
+                return True
+        return False
+
+    # -- render ----------------------------------------------------------------
+
+    def render_page(self, src_uri: str) -> str | None:
+        """Markdown for a page this build owns (an entry or the index), else None."""
+        env = render.make_env(self.options.templates_dir)
+        if src_uri == "index.md":
+            return render.render_index(env, [m for s, m in self.models.items() if self.shown(s)])
+        slug = src_uri[:-3] if src_uri.endswith(".md") and "/" not in src_uri else None
+        if slug in self.models and self.shown(slug):
+            return render.render_entry(env, self.models[slug])
+        return None
+
+    # -- after the build -------------------------------------------------------
+
+    def leak_check(self, site_dir: Path) -> list[str]:
+        """Files in site_dir that carry a refused entry's text; empty when none leaked."""
+        if self.options.preview:
+            return []
+        needles = {}
+        for entry in self.refused:
+            for text in _distinctive_texts(entry):
+                needles[text] = entry.slug
+        leaks = []
+        for path in sorted(site_dir.rglob("*")):
+            if not path.is_file() or path.suffix not in (".html", ".json", ".xml", ".txt", ".md", ".js", ".cu", ".py"):
+                continue
+            try:
+                content = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            flat = " ".join(content.split())
+            for text, slug in needles.items():
+                if text in flat:
+                    leaks.append(f"{path.relative_to(site_dir)} contains text of refused entry '{slug}': {text[:50]!r}")
+                    break
+        return leaks
+
+
+_PLAIN_WORD = re.compile(r"^[A-Za-z][A-Za-z'-]*[,.;:]?$")
+
+
+def _plain_window(text: str, size: int = 6) -> str | None:
+    """The first run of ``size`` plain words: text that renders the same in HTML, JSON and XML."""
+    run: list[str] = []
+    for word in text.split():
+        run = run + [word] if _PLAIN_WORD.match(word) and "'" not in word else []
+        if len(run) == size:
+            return " ".join(run)
+    return None
+
+
+def _distinctive_texts(entry: Entry) -> list[str]:
+    """Pieces of an entry that should appear nowhere if the entry is refused."""
+    pieces = [entry.meta.summary] + entry.body.split("\n\n")
+    texts = [w for w in (_plain_window(p) for p in pieces) if w]
+    texts += [f"/{entry.slug}/", f'"{entry.slug}/', f"{entry.slug}.md"]
+    return texts
+
+
+def _rel(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,66 @@
+"""The publish gate: who may put an entry in front of readers.
+
+An entry is published only with a named author and a different named
+reviewer.  Names are compared after Unicode NFKC, case folding and whitespace
+collapsing, so "Ada  Lovelace" and "ada lovelace" are one person.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+PLACEHOLDERS = frozenset({
+    "", "pending", "tbd", "tba", "todo", "n/a", "na", "unknown", "anonymous", "none", "null",
+    "nobody", "-", "?", "xxx", "tbc", "fixme",
+})
+
+
+def normalize_name(name: str | None) -> str:
+    """NFKC, case-folded, whitespace collapsed."""
+    if name is None:
+        return ""
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+
+
+def is_real_name(name: str | None) -> bool:
+    """False for empty, whitespace and placeholders such as 'pending' or 'TBD'."""
+    norm = normalize_name(name)
+    return norm.strip(" .") not in PLACEHOLDERS and any(ch.isalpha() for ch in norm)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The gate's answer for one entry."""
+
+    publishable: bool
+    reasons: tuple[str, ...]
+    missing: tuple[str, ...]  # what a draft banner lists: short phrases
+
+    def __bool__(self) -> bool:
+        return self.publishable
+
+
+def judge(author: str | None, reviewer: str | None, extra_reasons: tuple[str, ...] = ()) -> Verdict:
+    """Decide whether an entry with this byline may be published.
+
+    ``extra_reasons`` are refusals found elsewhere (a stale review, say).
+    """
+    reasons = []
+    missing = []
+    if not is_real_name(author):
+        reasons.append(f"no named author (author is {_shown(author)})")
+        missing.append("a named author")
+    if not is_real_name(reviewer):
+        reasons.append(f"no named reviewer (reviewer is {_shown(reviewer)})")
+        missing.append("a named reviewer")
+    elif is_real_name(author) and normalize_name(author) == normalize_name(reviewer):
+        reasons.append(f"the reviewer ({reviewer!r}) is the author; a different person must review")
+        missing.append("a reviewer who is not the author")
+    reasons.extend(extra_reasons)
+    missing.extend(extra_reasons)
+    return Verdict(publishable=not reasons, reasons=tuple(reasons), missing=tuple(missing))
+
+
+def _shown(name: str | None) -> str:
+    return "missing" if name is None else repr(name)

@@ -1,0 +1,177 @@
+"""Collect: the page model of an entry (entry + results + gate verdict), before rendering.
+
+Templates receive only what is built here: plain values, already derived and
+formatted, so a template never does arithmetic on measurements.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from glossary import figures
+from glossary.gate import Verdict
+from glossary.model import Entry
+from measure import store
+
+
+def entry_fingerprint(entry: Entry) -> str | None:
+    """The measurement fingerprint of an entry as it is now (None without a spec)."""
+    spec = entry.meta.measure
+    if spec is None:
+        return None
+    data = store.measured_part(_plain(dataclasses.asdict(spec)))
+    return store.fingerprint(data, entry.kernel_files)
+
+
+def _plain(value):
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class VariantRow:
+    name: str
+    label: str
+    ms: float
+    bytes_per_elem: float
+    gbps: float
+    gflops: float | None
+    counted_bytes_per_elem: float | None
+    fraction_of_floor: float | None
+    samples: int | None
+    spread: str | None  # "min–max" of the samples, where there are samples
+
+
+@dataclass(frozen=True)
+class RatioRow:
+    num: str
+    den: str
+    time_ratio: float
+    byte_ratio: float
+
+
+@dataclass(frozen=True)
+class SizeView:
+    params: dict
+    elements: int
+    working_set_bytes: int | None
+    copy_floor_gbps: float | None
+    rows: tuple[VariantRow, ...]
+    ratios: tuple[RatioRow, ...]
+    headline: bool
+
+
+@dataclass(frozen=True)
+class DeviceView:
+    """One device's recorded results for an entry, ready to render."""
+
+    key: str
+    gpu: str
+    status: str  # "ok" or "failed"
+    provenance: str  # "measured" or "imported"
+    imported_from: str | None
+    stale: bool
+    environment: dict
+    method: dict
+    sizes: tuple[SizeView, ...]
+    error: str | None
+    last_failure: dict | None
+    l2_bytes: int | None
+    path: Path | None = None
+
+    @property
+    def headline(self) -> SizeView | None:
+        for size in self.sizes:
+            if size.headline:
+                return size
+        return self.sizes[-1] if self.sizes else None
+
+    @property
+    def captured_on(self) -> str:
+        return str(self.environment.get("captured_at", ""))[:10]
+
+
+def device_views(entry: Entry, results: dict[str, dict]) -> list[DeviceView]:
+    """Views of every device's results; measured ones first, then imported, by name."""
+    current = entry_fingerprint(entry)
+    views = []
+    for key, result in results.items():
+        views.append(_device_view(entry, key, result, current))
+    views.sort(key=lambda v: (v.provenance != "measured", v.gpu))
+    return views
+
+
+def _device_view(entry: Entry, key: str, result: dict, current: str | None) -> DeviceView:
+    spec = entry.meta.measure
+    imported = result.get("provenance") == "imported"
+    stale = (not imported) and result.get("fingerprint") != current
+    method = result.get("method", {})
+    statistic = method.get("statistic", spec.timing.statistic if spec else "mean")
+    env = result.get("environment", {})
+    headline = dict(spec.headline) if spec else {}
+    labels = {v.name: v.label for v in spec.variants} if spec else {}
+    ratio_specs = [(r.num, r.den) for r in spec.ratios] if spec else []
+    sizes = []
+    for size in result.get("sizes", []) if result.get("status") == "ok" else []:
+        elements = int(size["elements"])
+        floor = (size.get("copy_floor") or {}).get("gbps")
+        rows = []
+        for name, var in size["variants"].items():
+            ms = float(var["stats"][statistic])
+            bpe = float(var["bytes_per_elem"])
+            useful = float(var.get("useful_bytes_per_elem") or bpe)
+            rate = figures.gbps(useful, elements, ms)
+            flops = var.get("flops_per_elem")
+            samples = var.get("samples_ms")
+            rows.append(VariantRow(
+                name=name,
+                label=labels.get(name, name),
+                ms=ms,
+                bytes_per_elem=bpe,
+                gbps=rate,
+                gflops=figures.gflops(flops, elements, ms) if flops else None,
+                counted_bytes_per_elem=counted_bytes(var),
+                fraction_of_floor=rate / floor if floor else None,
+                samples=len(samples) if samples else None,
+                spread=(f"{figures.fmt_ms(min(samples))}–{figures.fmt_ms(max(samples))}" if samples else None),
+            ))
+        by_name = {r.name: r for r in rows}
+        ratios = tuple(
+            RatioRow(num, den, by_name[num].ms / by_name[den].ms,
+                     by_name[num].bytes_per_elem / by_name[den].bytes_per_elem)
+            for num, den in ratio_specs if num in by_name and den in by_name)
+        sizes.append(SizeView(
+            params=dict(size["params"]), elements=elements,
+            working_set_bytes=size.get("working_set_bytes"), copy_floor_gbps=floor,
+            rows=tuple(rows), ratios=ratios, headline=dict(size["params"]) == headline))
+    return DeviceView(
+        key=key, gpu=env.get("gpu", key), status=result.get("status", "failed"),
+        provenance="imported" if imported else "measured",
+        imported_from=result.get("imported_from"), stale=stale, environment=env, method=method,
+        sizes=tuple(sizes), error=result.get("error"), last_failure=result.get("last_failure"),
+        l2_bytes=env.get("l2_bytes"))
+
+
+def counted_bytes(variant: dict) -> float | None:
+    """DRAM bytes per element from the counter pass (flushed caches), where recorded."""
+    counters = variant.get("counters") or {}
+    flushed = counters.get("flushed") or {}
+    value = flushed.get("dram_bytes_per_elem")
+    return float(value) if value is not None else None
+
+
+@dataclass(frozen=True)
+class PageModel:
+    """Everything an entry page shows."""
+
+    entry: Entry
+    verdict: Verdict
+    devices: tuple[DeviceView, ...]
+    related: tuple[Entry, ...]  # only entries that will be on the site
+    preview: bool
+    notes: tuple[str, ...] = field(default_factory=tuple)

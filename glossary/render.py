@@ -1,0 +1,116 @@
+"""Render: page models to Markdown through Jinja2 templates.
+
+Templates live in the project's ``templates/`` folder.  The environment is
+sandboxed and uses StrictUndefined: a value a template asks for and the model
+lacks fails the build instead of rendering blank.  Author-written text reaches
+templates only as values; it is never itself evaluated as a template here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from jinja2.sandbox import SandboxedEnvironment
+
+from glossary import figures
+from glossary.gate import is_real_name
+from glossary.pages import PageModel
+
+
+def _cell(value: Any) -> str:
+    """Text safe inside a Markdown table cell."""
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def make_env(templates_dir: Path) -> SandboxedEnvironment:
+    env = SandboxedEnvironment(
+        loader=jinja2.FileSystemLoader(str(templates_dir)),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(
+        ms=figures.fmt_ms,
+        fixed=figures.fmt_fixed,
+        int_commas=figures.fmt_int,
+        bytes=figures.fmt_bytes,
+        bpe=figures.fmt_bpe,
+        cell=_cell,
+    )
+    return env
+
+
+def _name_or_pending(name: str | None) -> str:
+    return name.strip() if is_real_name(name) else "pending"
+
+
+def _date_or_pending(value: Any) -> str:
+    return value.isoformat() if value is not None else "pending"
+
+
+def entry_context(model: PageModel) -> dict:
+    """The plain values the entry template sees."""
+    entry = model.entry
+    meta = entry.meta
+    devices_line = ", ".join(f"{d.gpu} on {d.captured_on}" for d in model.devices if d.status == "ok")
+    any_counted = any(r.counted_bytes_per_elem is not None
+                      for d in model.devices for s in d.sizes for r in s.rows)
+    any_flops = any(r.gflops is not None for d in model.devices for s in d.sizes for r in s.rows)
+    return {
+        "page": {
+            "title": meta.title,
+            "summary": meta.summary.strip(),
+            "body": entry.body.strip() + "\n",
+            "draft": not model.verdict.publishable,
+            "missing": list(model.verdict.missing),
+            "has_spec": meta.measure is not None,
+            "devices": list(model.devices),
+            "related": [{"slug": r.slug, "title": r.title, "summary": r.meta.summary.strip()}
+                        for r in model.related],
+            "lessons": list(meta.lessons),
+            "sources": list(meta.sources),
+            "byline": {
+                "author": _name_or_pending(meta.author),
+                "reviewer": _name_or_pending(meta.reviewer),
+                "written_on": _date_or_pending(meta.written_on),
+                "reviewed_on": _date_or_pending(meta.reviewed_on),
+                "measured": devices_line,
+            },
+        },
+        "counted": any_counted,
+        "gflops": any_flops,
+    }
+
+
+def render_entry(env: SandboxedEnvironment, model: PageModel) -> str:
+    """The Markdown of an entry page."""
+    return _tidy(env.get_template("entry.md.j2").render(entry_context(model)))
+
+
+def render_index(env: SandboxedEnvironment, models: list[PageModel]) -> str:
+    """The glossary home: an A-Z list of the entries given."""
+    rows = []
+    for m in sorted(models, key=lambda m: m.entry.title.casefold()):
+        title = m.entry.title
+        rows.append({
+            "slug": m.entry.slug, "title": title, "summary": m.entry.meta.summary.strip(),
+            "letter": title[:1].upper() if title[:1].isalpha() else "#",
+            "devices": [d.gpu for d in m.devices if d.status == "ok"],
+            "draft": not m.verdict.publishable,
+        })
+    return _tidy(env.get_template("index.md.j2").render(entries=rows))
+
+
+def _tidy(text: str) -> str:
+    """Collapse runs of blank lines that template control flow leaves behind."""
+    out = []
+    blank = 0
+    for line in text.splitlines():
+        blank = blank + 1 if not line.strip() else 0
+        if blank <= 1:
+            out.append(line)
+    return "\n".join(out).strip() + "\n"

@@ -1,0 +1,78 @@
+"""MkDocs hooks for the verified glossary: a thin adapter over ``glossary.build``.
+
+Each MkDocs event is mapped onto one call; the logic, and its tests, live in
+the installable ``glossary`` package.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import get_plugin_logger
+from mkdocs.structure.files import File, Files
+
+from glossary.build import GlossaryBuild, GlossaryError, Options
+from glossary.measuring import NoGPU, measure_entries
+
+log = get_plugin_logger("glossary")
+
+_state: dict = {"serving": False, "build": None}
+
+
+def on_startup(command: str, dirty: bool) -> None:
+    _state["serving"] = command == "serve"
+
+
+def on_config(config):
+    try:
+        options = Options.resolve(
+            entries_dir=Path(config.docs_dir), config_dir=Path(config.config_file_path).parent,
+            extra=dict(config.extra), serving=_state["serving"])
+        build = GlossaryBuild(options=options, log=log)
+        build.load(measurer=_measurer(options))
+    except GlossaryError as err:
+        raise PluginError(str(err)) from None
+    _state["build"] = build
+    return config
+
+
+def _measurer(options: Options):
+    if options.measure == "never":
+        return None
+
+    def run(entries):
+        try:
+            measure_entries(entries, log)
+        except NoGPU as why:
+            if options.measure == "always":
+                raise GlossaryError(f"measuring was required (measure: always) but this machine cannot: {why}")
+            log.info("no GPU here (%s); using recorded results", why)
+
+    return run
+
+
+def on_files(files: Files, config) -> Files:
+    build: GlossaryBuild = _state["build"]
+    for file in list(files):
+        if build.is_excluded(file.src_uri) or "__pycache__" in file.src_uri:
+            files.remove(file)
+    if files.get_file_from_path("index.md") is None:
+        files.append(File.generated(config, "index.md", content="# Glossary\n"))
+    return files
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    build: GlossaryBuild = _state["build"]
+    try:
+        rendered = build.render_page(page.file.src_uri)
+    except GlossaryError as err:
+        raise PluginError(str(err)) from None
+    return markdown if rendered is None else rendered
+
+
+def on_post_build(config) -> None:
+    build: GlossaryBuild = _state["build"]
+    leaks = build.leak_check(Path(config.site_dir))
+    if leaks:
+        raise PluginError("refused entries leaked into the site:\n  " + "\n  ".join(leaks))
