@@ -142,7 +142,8 @@ class GlossaryBuild:
             return render.render_index(env, [m for s, m in self.models.items() if self.shown(s)])
         slug = src_uri[:-3] if src_uri.endswith(".md") and "/" not in src_uri else None
         if slug in self.models and self.shown(slug):
-            return render.render_entry(env, self.models[slug])
+            hidden = {s for s in self.entries if not self.shown(s)}
+            return render.render_entry(env, self.models[slug], hidden=hidden)
         return None
 
     # -- after the build -------------------------------------------------------

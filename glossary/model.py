@@ -125,7 +125,16 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool
     return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
 
 
+def _construct_timestamp(loader: _StrictLoader, node: yaml.ScalarNode) -> Any:
+    # An impossible date such as 2026-13-45 stays text, so the model can say which key is wrong.
+    try:
+        return yaml.SafeLoader.construct_yaml_timestamp(loader, node)
+    except ValueError:
+        return loader.construct_scalar(node)
+
+
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
 
 
 def split_front_matter(text: str, path: Path | str) -> tuple[dict, str]:

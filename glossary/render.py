@@ -8,6 +8,7 @@ templates only as values; it is never itself evaluated as a template here.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -86,9 +87,19 @@ def entry_context(model: PageModel) -> dict:
     }
 
 
-def render_entry(env: SandboxedEnvironment, model: PageModel) -> str:
-    """The Markdown of an entry page."""
-    return _tidy(env.get_template("entry.md.j2").render(entry_context(model)))
+def render_entry(env: SandboxedEnvironment, model: PageModel, hidden: set[str] = frozenset()) -> str:
+    """The Markdown of an entry page; links to ``hidden`` entries become plain text."""
+    context = entry_context(model)
+    context["page"]["body"] = unlink(context["page"]["body"], hidden)
+    return _tidy(env.get_template("entry.md.j2").render(context))
+
+
+_LINK = re.compile(r"(?<!!)\[([^\]]+)\]\((?:\./)?([a-z0-9-]+)\.md(?:#[^)\s]*)?\)")
+
+
+def unlink(markdown: str, hidden: set[str]) -> str:
+    """Turn Markdown links to entries that are not on the site into their plain text."""
+    return _LINK.sub(lambda m: m.group(1) if m.group(2) in hidden else m.group(0), markdown)
 
 
 def render_index(env: SandboxedEnvironment, models: list[PageModel]) -> str:

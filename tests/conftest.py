@@ -1,0 +1,96 @@
+"""Shared test set-up: the `gpu` marker skips cleanly where pycuda or a CUDA device is missing."""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@functools.lru_cache(maxsize=1)
+def _gpu() -> tuple[bool, str]:
+    from glossary.measuring import probe
+
+    return probe()
+
+
+def pytest_collection_modifyitems(config, items):
+    gpu_items = [item for item in items if "gpu" in item.keywords]
+    if not gpu_items:
+        return
+    ok, why = _gpu()
+    if ok:
+        return
+    skip = pytest.mark.skip(reason=f"needs a CUDA GPU: {why}")
+    for item in gpu_items:
+        item.add_marker(skip)
+
+
+def write_project(tmp_path: Path, entries: dict[str, str], files: dict[str, str | bytes] | None = None,
+                  extra_yaml: str = "") -> Path:
+    """A tiny MkDocs project using this repo's hook and templates, with the given entries."""
+    project = Path(tempfile.mkdtemp(prefix="project-", dir=tmp_path))
+    (project / "entries").mkdir(parents=True)
+    (project / "mkdocs.yml").write_text(textwrap.dedent(f"""\
+        site_name: Fixture glossary
+        docs_dir: entries
+        site_dir: site
+        theme:
+          name: material
+          features: [content.tooltips]
+        hooks:
+          - {ROOT / 'hooks' / 'glossary_hooks.py'}
+        plugins:
+          - search
+        markdown_extensions:
+          - abbr
+          - admonition
+          - attr_list
+          - tables
+          - pymdownx.details
+          - pymdownx.superfences
+          - pymdownx.tabbed:
+              alternate_style: true
+        extra:
+          glossary:
+            measure: never
+            templates: {ROOT / 'templates'}
+        """) + extra_yaml)
+    for slug, text in entries.items():
+        (project / "entries" / f"{slug}.md").write_text(textwrap.dedent(text))
+    for rel, content in (files or {}).items():
+        path = project / "entries" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+    return project
+
+
+def mkdocs(project: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run the real `mkdocs` command in a fixture project."""
+    import os
+
+    full_env = dict(os.environ, NO_MKDOCS_2_WARNING="1", GLOSSARY_MEASURE="never")
+    full_env.pop("GLOSSARY_PREVIEW", None)
+    full_env.update(env or {})
+    exe = shutil.which("mkdocs", path=str(Path(sys.executable).parent)) or "mkdocs"
+    return subprocess.run([exe, *args], cwd=project, env=full_env, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def project(tmp_path):
+    def make(entries, files=None, extra_yaml=""):
+        return write_project(tmp_path, entries, files, extra_yaml)
+
+    return make

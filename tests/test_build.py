@@ -1,0 +1,110 @@
+"""Real `mkdocs build` runs over small fixture projects."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+from conftest import mkdocs
+
+from glossary.build import GlossaryBuild, Options
+
+SIGNED = """\
+---
+title: Warp
+summary: Thirty-two threads that a multiprocessor schedules and issues as one unit.
+related: [coalescing]
+author: Ada Lovelace
+written_on: 2026-10-01
+reviewer: Charles Babbage
+reviewed_on: 2026-10-02
+---
+A warp executes one instruction at a time for all of its threads. See also
+[coalescing](coalescing.md) for how its loads combine.
+"""
+
+UNSIGNED = """\
+---
+title: Coalescing
+summary: Loads from neighbouring threads merging into few memory transactions quietly everywhere.
+author: Grace Hopper
+reviewer: pending
+---
+Marmalade penguins orchestrate saxophone lighthouses beneath velvet tangerine umbrellas daily.
+"""
+
+
+def site_text(project: Path) -> str:
+    parts = []
+    for path in (project / "site").rglob("*"):
+        if path.is_file() and path.suffix in (".html", ".json", ".xml"):
+            parts.append(path.read_text(errors="replace"))
+    return "\n".join(parts)
+
+
+def test_signed_published_unsigned_refused_everywhere(project):
+    proj = project({"warp": SIGNED, "coalescing": UNSIGNED}, files={"coalescing/kernel.cu": "// marmalade\n"})
+    run = mkdocs(proj, "build")
+    assert run.returncode == 0, run.stderr
+    site = proj / "site"
+    assert (site / "warp" / "index.html").exists()
+    assert not (site / "coalescing").exists()
+    text = site_text(proj)
+    assert "Marmalade penguins" not in text
+    assert "quietly everywhere" not in text
+    assert "coalescing/" not in text
+    search = json.loads((site / "search" / "search_index.json").read_text())
+    assert not any("coalescing" in doc["location"] for doc in search["docs"])
+    assert "coalescing" not in (site / "sitemap.xml").read_text()
+    warp = (site / "warp" / "index.html").read_text()
+    assert 'href="../coalescing/' not in warp
+    assert "Thirty-two threads" in (site / "index.html").read_text()
+    assert "WARNING" in run.stderr
+    assert "entries/coalescing.md" in run.stderr
+    assert "no named reviewer (reviewer is 'pending')" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_strict_build_fails_while_an_entry_is_refused(project):
+    proj = project({"warp": SIGNED, "coalescing": UNSIGNED})
+    assert mkdocs(proj, "build", "--strict").returncode != 0
+    proj_ok = project({"warp": SIGNED.replace("related: [coalescing]", "related: []")
+                       .replace("[coalescing](coalescing.md)", "coalescing")})
+    (proj_ok / "entries" / "coalescing.md").unlink(missing_ok=True)
+    run = mkdocs(proj_ok, "build", "--strict")
+    assert run.returncode == 0, run.stderr
+
+
+def test_preview_shows_drafts_with_banner(project):
+    proj = project({"warp": SIGNED, "coalescing": UNSIGNED})
+    run = mkdocs(proj, "build", env={"GLOSSARY_PREVIEW": "1"})
+    assert run.returncode == 0, run.stderr
+    page = (proj / "site" / "coalescing" / "index.html").read_text()
+    assert "Draft: not published" in page
+    assert "a named reviewer" in page
+    assert "Marmalade penguins" in page
+
+
+def test_malformed_entry_is_a_clear_error(project):
+    bad = UNSIGNED.replace("reviewer: pending", "reviewer: pending\nreveiwer: Bob")
+    proj = project({"warp": SIGNED, "coalescing": bad})
+    run = mkdocs(proj, "build")
+    assert run.returncode != 0
+    assert "coalescing.md" in run.stderr
+    assert "reveiwer" in run.stderr and "did you mean 'reviewer'" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_leak_check_finds_refused_text(tmp_path):
+    entries = tmp_path / "entries"
+    entries.mkdir()
+    (entries / "coalescing.md").write_text(UNSIGNED)
+    build = GlossaryBuild(Options(entries_dir=entries, templates_dir=tmp_path), logging.getLogger("t"))
+    build.load()
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text("<p>Nothing to see.</p>")
+    assert build.leak_check(site) == []
+    (site / "other.html").write_text("<p>Marmalade penguins orchestrate saxophone lighthouses beneath</p>")
+    assert len(build.leak_check(site)) == 1

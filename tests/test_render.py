@@ -1,0 +1,73 @@
+"""Rendering: derived figures computed from recorded results, strict templates."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import jinja2
+import pytest
+
+from glossary import figures
+from glossary.build import GlossaryBuild, Options
+from glossary.render import make_env
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_figures_are_pure_arithmetic():
+    assert figures.gbps(36, 16_777_216, 2.419) == pytest.approx(249.68, abs=0.01)
+    assert figures.gbps(12, 16_777_216, 0.785) == pytest.approx(256.46, abs=0.01)
+    assert figures.fmt_ms(2.419) == "2.419"
+    assert figures.fmt_ms(0.01234) == "0.01234"
+    assert figures.fmt_bytes(50 * 2**20) == "50 MiB"
+    assert figures.fmt_bpe(12) == "12" and figures.fmt_bpe(13.2) == "13.2"
+
+
+def kernel_fusion_page(preview: bool = True) -> str:
+    options = Options.resolve(ROOT / "entries", ROOT, {}, serving=preview, environ={})
+    build = GlossaryBuild(options=options, log=logging.getLogger("test"))
+    build.load()
+    return build.render_page("kernel-fusion.md")
+
+
+def test_t4_table_reproduces_the_seed_by_computing_it():
+    page = kernel_fusion_page()
+    assert "| staged chain, timed as one | 2.419 | 36 | – | 249.7 |" in page
+    assert "| chain_fused | 0.785 | 12 | 13.2 | 256.5 |" in page
+    assert "staged / fused = **3.08**, against a byte ratio of 3.00." in page
+    assert "**244.8 GB/s**" in page
+
+
+def test_t4_environment_line_and_import_notice():
+    page = kernel_fusion_page()
+    assert ("Tesla T4, driver 595.84, CUDA 12.6 (V12.6.85), built with `nvcc -std=c++17 -O3 -arch=sm_75`, "
+            "captured 2026-09-01") in page
+    assert "Mean of 10 runs after 3 warm-ups" in page
+    assert "Imported, not measured by this harness" in page
+
+
+def test_unsigned_entry_shows_draft_banner_and_pending_byline():
+    page = kernel_fusion_page()
+    assert '!!! warning "Draft: not published"' in page
+    assert "- a named author" in page and "- a named reviewer" in page
+    assert "Written by: pending. Reviewed by: pending." in page
+    assert "stays a draft until a named author and a different named reviewer sign it" in page
+
+
+def test_refused_entry_is_not_rendered_outside_preview():
+    assert kernel_fusion_page(preview=False) is None
+
+
+def test_templates_are_strict(tmp_path):
+    (tmp_path / "t.j2").write_text("{{ missing.value }}")
+    env = make_env(tmp_path)
+    with pytest.raises(jinja2.UndefinedError):
+        env.get_template("t.j2").render()
+
+
+def test_templates_are_sandboxed(tmp_path):
+    (tmp_path / "t.j2").write_text("{{ x.__class__.__mro__ }}")
+    env = make_env(tmp_path)
+    with pytest.raises(jinja2.exceptions.SecurityError):
+        env.get_template("t.j2").render(x=1)

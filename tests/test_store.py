@@ -1,0 +1,67 @@
+"""Results store: versioned files, atomic writes, failures that never replace good data."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from measure import store
+
+
+def good(device="nvidia-h200", fingerprint="sha256:a"):
+    return {"entry": "t", "device": device, "status": "ok", "provenance": "measured",
+            "fingerprint": fingerprint, "environment": {"gpu": "NVIDIA H200"}, "method": {}, "sizes": []}
+
+
+def test_device_key():
+    assert store.device_key("NVIDIA H200") == "nvidia-h200"
+    assert store.device_key("Tesla T4") == "tesla-t4"
+
+
+def test_round_trip_and_format(tmp_path):
+    path = store.record_success(tmp_path, good())
+    data = store.load_file(path)
+    assert data["format"] == store.RESULT_FORMAT
+    assert store.load_results(tmp_path) == {"nvidia-h200": data}
+    assert not list(path.parent.glob("*.tmp"))
+
+
+def test_failure_keeps_good_result(tmp_path):
+    store.record_success(tmp_path, good())
+    store.record_failure(tmp_path, {"device": "nvidia-h200", "fingerprint": "sha256:b", "error": "wrong result"})
+    data = store.load_results(tmp_path)["nvidia-h200"]
+    assert data["status"] == "ok" and data["fingerprint"] == "sha256:a"
+    assert data["last_failure"]["error"] == "wrong result"
+
+
+def test_failure_without_good_result_is_recorded_as_failed(tmp_path):
+    store.record_failure(tmp_path, {"device": "nvidia-h200", "fingerprint": "sha256:b", "error": "boom"})
+    data = store.load_results(tmp_path)["nvidia-h200"]
+    assert data["status"] == "failed" and data["error"] == "boom"
+
+
+def test_other_format_is_refused_with_advice(tmp_path):
+    path = tmp_path / "results" / "x.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"format": 99}))
+    with pytest.raises(store.StoreError, match="Re-measure"):
+        store.load_results(tmp_path)
+
+
+def test_nan_is_never_written(tmp_path):
+    bad = good()
+    bad["sizes"] = [{"x": float("nan")}]
+    with pytest.raises(ValueError):
+        store.record_success(tmp_path, bad)
+    assert not (tmp_path / "results" / "nvidia-h200.json").exists()
+
+
+def test_fingerprint_covers_sources_and_spec_but_not_labels():
+    spec = {"variants": [{"name": "a", "label": "A"}], "sizes": [{"n": 1}], "claims": []}
+    base = store.fingerprint(store.measured_part(spec), {"k.cu": b"x"})
+    relabelled = dict(spec, variants=[{"name": "a", "label": "Another"}], claims=[{"kind": "x"}])
+    assert store.fingerprint(store.measured_part(relabelled), {"k.cu": b"x"}) == base
+    assert store.fingerprint(store.measured_part(spec), {"k.cu": b"y"}) != base
+    assert store.fingerprint(store.measured_part(dict(spec, sizes=[{"n": 2}])), {"k.cu": b"x"}) != base
+    assert store.fingerprint(store.measured_part(spec), {"k.cu": b"x"}, harness_version="0") != base
