@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from glossary import gate, pages, render
+from glossary import bind, claims, gate, lint, pages, render
 from glossary.model import Entry, EntryError, load_entries
 from measure import store
 
@@ -79,10 +79,15 @@ class GlossaryBuild:
             self.verdicts[slug] = gate.judge(entry.meta.author, entry.meta.reviewer)
         for slug, entry in self.entries.items():
             related = tuple(self.entries[s] for s in entry.meta.related if self.shown(s))
+            devices = tuple(pages.device_views(entry, self.results[slug]))
+            spec = entry.meta.measure
+            body, problems = bind.render_body(
+                entry.body, devices, {v.name: v.bytes_per_elem for v in spec.variants} if spec else {})
+            verdicts = tuple(v for d in devices for v in claims.evaluate(spec, d)) if spec else ()
             self.models[slug] = pages.PageModel(
-                entry=entry, verdict=self.verdicts[slug],
-                devices=tuple(pages.device_views(entry, self.results[slug])),
-                related=related, preview=self.options.preview)
+                entry=entry, verdict=self.verdicts[slug], devices=devices,
+                related=related, preview=self.options.preview,
+                body=body, claims=verdicts, figure_problems=tuple(problems))
         self._report()
 
     def shown(self, slug: str) -> bool:
@@ -100,6 +105,9 @@ class GlossaryBuild:
                 self.log.info("%s: shown as a draft in this preview (%s)", _rel(entry.path), reasons)
             else:
                 self.log.warning("%s: refused, left out of the site: %s", _rel(entry.path), reasons)
+        for entry in self.entries.values():
+            for finding in lint.unbound_figures(entry):
+                self.log.warning("%s", finding)
         for slug, model in self.models.items():
             if not self.shown(slug):
                 continue
@@ -107,6 +115,12 @@ class GlossaryBuild:
             if entry.meta.measure is not None and not any(d.status == "ok" for d in model.devices):
                 self.log.warning("%s: has a measurement spec but no recorded results; "
                                  "run the build on the verification node", _rel(entry.path))
+            for problem in model.figure_problems:
+                self.log.warning("%s: a bound figure has no data: %s", _rel(entry.path), problem)
+            for verdict in model.claims:
+                if verdict.failed:
+                    self.log.warning("%s: claim fails on %s at %s elements: %s: %s", _rel(entry.path),
+                                     verdict.device, f"{verdict.elements:,}", verdict.statement, verdict.numbers)
             for d in model.devices:
                 if d.stale:
                     self.log.warning("%s: results for %s (captured %s) are stale: the spec, kernels or harness "

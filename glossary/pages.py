@@ -13,7 +13,7 @@ from pathlib import Path
 from glossary import figures
 from glossary.gate import Verdict
 from glossary.model import Entry
-from measure import store
+from measure import expr, store
 
 
 def entry_fingerprint(entry: Entry) -> str | None:
@@ -23,6 +23,20 @@ def entry_fingerprint(entry: Entry) -> str | None:
         return None
     data = store.measured_part(_plain(dataclasses.asdict(spec)))
     return store.fingerprint(data, entry.kernel_files)
+
+
+_DTYPE_BYTES = {"float32": 4, "float64": 8, "int32": 4}
+
+
+def working_set_bytes(spec, params: dict) -> int:
+    """The most bytes any one variant's buffers span at ``params`` (from the spec, not the GPU)."""
+    env = dict(params)
+    sizes = {name: expr.evaluate_int(buf.size, env) * _DTYPE_BYTES[buf.dtype] for name, buf in spec.buffers.items()}
+    best = 0
+    for variant in spec.variants:
+        used = {a for launch in variant.launches for a in launch.args if a in sizes}
+        best = max(best, sum(sizes[a] for a in used))
+    return best
 
 
 def _plain(value):
@@ -147,7 +161,9 @@ def _device_view(entry: Entry, key: str, result: dict, current: str | None) -> D
             for num, den in ratio_specs if num in by_name and den in by_name)
         sizes.append(SizeView(
             params=dict(size["params"]), elements=elements,
-            working_set_bytes=size.get("working_set_bytes"), copy_floor_gbps=floor,
+            working_set_bytes=size.get("working_set_bytes") or (
+                working_set_bytes(spec, size["params"]) if spec else None),
+            copy_floor_gbps=floor,
             rows=tuple(rows), ratios=ratios, headline=dict(size["params"]) == headline))
     return DeviceView(
         key=key, gpu=env.get("gpu", key), status=result.get("status", "failed"),
@@ -175,3 +191,6 @@ class PageModel:
     related: tuple[Entry, ...]  # only entries that will be on the site
     preview: bool
     notes: tuple[str, ...] = field(default_factory=tuple)
+    body: str | None = None  # the body with bound figures rendered; None: the raw body
+    claims: tuple = ()  # glossary.claims.ClaimVerdict, every device and size
+    figure_problems: tuple[str, ...] = ()  # bound figures that found no data

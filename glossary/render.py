@@ -65,11 +65,12 @@ def entry_context(model: PageModel) -> dict:
         "page": {
             "title": meta.title,
             "summary": meta.summary.strip(),
-            "body": entry.body.strip() + "\n",
+            "body": (entry.body if model.body is None else model.body).strip() + "\n",
             "draft": not model.verdict.publishable,
             "missing": list(model.verdict.missing),
             "has_spec": meta.measure is not None,
             "devices": list(model.devices),
+            "claims": _claims_by_device(model),
             "related": [{"slug": r.slug, "title": r.title, "summary": r.meta.summary.strip()}
                         for r in model.related],
             "lessons": list(meta.lessons),
@@ -85,6 +86,14 @@ def entry_context(model: PageModel) -> dict:
         "counted": any_counted,
         "gflops": any_flops,
     }
+
+
+def _claims_by_device(model: PageModel) -> dict[str, list]:
+    keys = {d.gpu: d.key for d in model.devices}
+    out: dict[str, list] = {}
+    for verdict in model.claims:
+        out.setdefault(keys.get(verdict.device, verdict.device), []).append(verdict)
+    return out
 
 
 def render_entry(env: SandboxedEnvironment, model: PageModel, hidden: set[str] = frozenset()) -> str:
