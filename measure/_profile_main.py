@@ -1,0 +1,61 @@
+"""The process ncu profiles: each variant's launches once, in spec order, at one size.
+
+Run as ``python -m measure._profile_main --spec spec.json --entry-dir DIR --params JSON
+--manifest OUT.json`` (by measure.counters, under ncu).  Inputs are filled from
+the spec's seed as in the timed run; nothing is checked or timed here.  The
+manifest lists the launches made, so the counter rows can be matched to variants.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from glossary.typed import load
+from measure import runner
+from measure.spec import MeasureSpec
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m measure._profile_main")
+    ap.add_argument("--spec", required=True, type=Path)
+    ap.add_argument("--entry-dir", required=True, type=Path)
+    ap.add_argument("--params", required=True)
+    ap.add_argument("--manifest", required=True, type=Path)
+    opts = ap.parse_args(argv)
+    spec = load(MeasureSpec, json.loads(opts.spec.read_text(encoding="utf-8")))
+    params = {k: int(v) for k, v in json.loads(opts.params).items()}
+    entry_dir = opts.entry_dir.resolve()
+
+    import pycuda.driver as drv
+    gpu = runner._Gpu(drv)
+    manifest = []
+    functions = None
+    try:
+        functions, _ = runner._compile("profile", entry_dir, spec, gpu, runner._cache_dir())
+        ws = runner._allocate(spec, params, gpu)
+        try:
+            prepared: dict[str, str] = {}
+            for variant in spec.variants:
+                calls = runner._prepare_calls(spec, variant, functions, ws, params, prepared, first_only=True)
+                for li, (call, launch) in enumerate(zip(calls, variant.launches)):
+                    call.launch(gpu.stream)
+                    gpu.stream.synchronize()
+                    manifest.append({"variant": variant.name, "launch": li, "kernel": call.kernel,
+                                     "repeat": launch.repeat})
+        finally:
+            ws.free()
+    except runner.MeasurementError as err:
+        print(f"profile: {err}", file=sys.stderr)
+        return 2
+    finally:
+        functions = None  # noqa: F841 -- release kernel handles before the context goes
+        gpu.close()
+    opts.manifest.write_text(json.dumps(manifest), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,225 @@
+"""The Nsight Compute pass: DRAM bytes per variant, read from hardware counters.
+
+ncu profiles a separate small Python process (``python -m measure._profile_main``)
+that launches each variant's kernels once, in spec order, at one size.  The pass
+runs twice, with ncu flushing all caches before every kernel (``--cache-control
+all``) and without (``--cache-control none``), always with ``--clock-control
+none`` so the card's clocks are left as found.
+
+Parsing the CSV is pure (``parse_ncu_csv``, ``launch_bytes``, ``variant_counters``)
+and tested on the CPU with literal output.  A failed pass is recorded as
+``{"error": ...}``; it never fails the measurement.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+from measure import stats
+from measure.spec import MeasureSpec
+
+METRICS = ("dram__bytes_read.sum", "dram__bytes_write.sum")
+CACHE_CONTROLS = {"flushed": "all", "unflushed": "none"}
+CLOCK_CONTROL = "none"
+
+# ncu prints SI-scaled units ("Kbyte" = 1000 bytes) unless told otherwise; accept binary ones too.
+_UNIT_SCALE = {
+    "": 1, "byte": 1, "bytes": 1, "b": 1,
+    "kbyte": 1e3, "kb": 1e3, "mbyte": 1e6, "mb": 1e6, "gbyte": 1e9, "gb": 1e9, "tbyte": 1e12, "tb": 1e12,
+    "kibyte": 2**10, "kib": 2**10, "mibyte": 2**20, "mib": 2**20, "gibyte": 2**30, "gib": 2**30,
+}
+
+
+class CounterError(RuntimeError):
+    """ncu ran but its output cannot be used; the message says why."""
+
+
+def parse_value(text: str, unit: str) -> float:
+    """'67,118,336' 'byte' -> 67118336.0; '67.12' 'Mbyte' -> 67120000.0."""
+    key = unit.strip().lower()
+    if key not in _UNIT_SCALE:
+        raise CounterError(f"unknown ncu unit {unit!r} for value {text!r}")
+    cleaned = text.strip().replace(",", "")
+    try:
+        value = float(cleaned)
+    except ValueError:
+        raise CounterError(f"ncu value {text!r} is not a number") from None
+    return value * _UNIT_SCALE[key]
+
+
+def parse_ncu_csv(text: str) -> list[dict]:
+    """Rows of ncu ``--csv`` output: [{"id", "kernel", "metric", "bytes"}] in file order.
+
+    Lines before the CSV header (``==PROF==`` messages, the program's own output)
+    are skipped; the header is the line whose first field is "ID".
+    """
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
+    if start is None:
+        raise CounterError("ncu printed no CSV table (no kernel was profiled)")
+    body = [line for line in lines[start:] if line.startswith('"')]
+    reader = csv.DictReader(io.StringIO("\n".join(body)))
+    need = {"ID", "Kernel Name", "Metric Name", "Metric Unit", "Metric Value"}
+    missing = need - set(reader.fieldnames or ())
+    if missing:
+        raise CounterError(f"ncu CSV lacks column(s) {', '.join(sorted(missing))}")
+    rows = []
+    for rec in reader:
+        if rec["Metric Name"] not in METRICS:
+            continue
+        rows.append({"id": int(rec["ID"]), "kernel": rec["Kernel Name"], "metric": rec["Metric Name"],
+                     "bytes": parse_value(rec["Metric Value"], rec["Metric Unit"])})
+    if not rows:
+        raise CounterError(f"ncu CSV has no {' or '.join(METRICS)} rows")
+    return rows
+
+
+def launch_bytes(rows: list[dict]) -> list[dict]:
+    """One record per profiled launch, in launch order: {"id", "kernel", "read_bytes", "write_bytes"}."""
+    by_id: dict[int, dict] = {}
+    for row in rows:
+        rec = by_id.setdefault(row["id"], {"id": row["id"], "kernel": row["kernel"],
+                                           "read_bytes": None, "write_bytes": None})
+        key = "read_bytes" if row["metric"] == "dram__bytes_read.sum" else "write_bytes"
+        rec[key] = row["bytes"]
+    out = [by_id[i] for i in sorted(by_id)]
+    for rec in out:
+        if rec["read_bytes"] is None or rec["write_bytes"] is None:
+            raise CounterError(f"ncu reported only one of the DRAM metrics for launch {rec['id']} ({rec['kernel']})")
+    return out
+
+
+def variant_counters(launches: list[dict], manifest: list[dict], elements: int,
+                     cache_control: str) -> dict[str, dict]:
+    """Match profiled launches to the manifest the profiled process wrote, sum per variant.
+
+    ``manifest`` lists {"variant", "launch", "kernel", "repeat"} in launch order.
+    A repeated launch is profiled once (its first instance) and counted ``repeat`` times.
+    """
+    if len(launches) != len(manifest):
+        raise CounterError(f"ncu profiled {len(launches)} launches, but the process made {len(manifest)} "
+                           f"({', '.join(m['kernel'] for m in manifest)})")
+    out: dict[str, dict] = {}
+    for got, want in zip(launches, manifest):
+        if got["kernel"] != want["kernel"]:
+            raise CounterError(f"ncu launch {got['id']} is {got['kernel']!r}, expected {want['kernel']!r}")
+        rec = out.setdefault(want["variant"], {"dram_bytes_per_elem": 0.0, "read_bytes": 0.0, "write_bytes": 0.0,
+                                               "per_kernel": [], "clock_control": CLOCK_CONTROL,
+                                               "cache_control": cache_control})
+        reps = int(want.get("repeat", 1))
+        read, write = got["read_bytes"], got["write_bytes"]
+        rec["read_bytes"] += read * reps
+        rec["write_bytes"] += write * reps
+        rec["per_kernel"].append({"kernel": want["kernel"], "read_bytes": read, "write_bytes": write,
+                                  "bytes_per_elem": stats.bytes_per_elem(read + write, elements),
+                                  "repeat": reps})
+    for rec in out.values():
+        rec["dram_bytes_per_elem"] = stats.bytes_per_elem(rec["read_bytes"] + rec["write_bytes"], elements)
+    return out
+
+
+def find_ncu() -> str | None:
+    found = shutil.which("ncu")
+    if found:
+        return found
+    for candidate in ("/usr/local/cuda/bin/ncu",):
+        if Path(candidate).is_file():
+            return candidate
+    return None
+
+
+def ncu_version(ncu: str) -> str | None:
+    try:
+        proc = subprocess.run([ncu, "--version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    match = re.search(r"Version\s+(\S+)", proc.stdout)
+    return match.group(1) if match else None
+
+
+def ncu_command(ncu: str, cache_control: str, kernels: list[str], log_file: Path,
+                child: list[str]) -> list[str]:
+    """The ncu argv profiling ``child`` for the DRAM metrics of ``kernels`` only."""
+    names = "|".join(re.escape(k) for k in sorted(set(kernels)))
+    return [ncu, "--clock-control", CLOCK_CONTROL, "--cache-control", cache_control,
+            "--metrics", ",".join(METRICS), "--csv", "--log-file", str(log_file),
+            "--target-processes", "all", "-k", f"regex:^({names})$", *child]
+
+
+def spec_to_json(spec: MeasureSpec) -> str:
+    """The spec as plain JSON that glossary.typed.load reads back (for the profiled process)."""
+    return json.dumps(dataclasses.asdict(spec))
+
+
+def run_counter_pass(slug: str, entry_dir: Path, spec: MeasureSpec, params: dict[str, int],
+                     elements: int, progress: Callable[[str], None] = print,
+                     timeout_s: float = 300.0) -> dict:
+    """Profile every variant once at ``params``, flushed and unflushed.
+
+    Returns {"status": "ok", "ncu_version", "size", "variants": {name: {"flushed", "unflushed"}}}
+    or {"status": "skipped"|"error", "reason"|"error": ...}.
+    """
+    ncu = find_ncu()
+    if ncu is None:
+        return {"status": "skipped", "reason": "ncu is not on PATH", "size": dict(params)}
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
+    kernels = [launch.kernel for v in spec.variants for launch in v.launches]
+    result: dict = {"status": "ok", "ncu_version": ncu_version(ncu), "size": dict(params),
+                    "metrics": list(METRICS), "clock_control": CLOCK_CONTROL, "variants": {}}
+    with tempfile.TemporaryDirectory(prefix="glossary-ncu-") as tmp:
+        tmpdir = Path(tmp)
+        spec_path = tmpdir / "spec.json"
+        spec_path.write_text(spec_to_json(spec), encoding="utf-8")
+        for label, cache_control in CACHE_CONTROLS.items():
+            progress(f"{slug}: counters {stats.size_label(params)} cache-control {cache_control}")
+            manifest_path = tmpdir / f"manifest-{label}.json"
+            log_path = tmpdir / f"ncu-{label}.csv"
+            child = [sys.executable, "-m", "measure._profile_main", "--spec", str(spec_path),
+                     "--entry-dir", str(entry_dir), "--params", json.dumps(dict(params)),
+                     "--manifest", str(manifest_path)]
+            cmd = ncu_command(ncu, cache_control, kernels, log_path, child)
+            try:
+                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, env=env,
+                                      cwd=str(root))
+            except (OSError, subprocess.TimeoutExpired) as err:
+                return _error(result, f"ncu ({cache_control}) did not finish: {err}")
+            log = log_path.read_text(encoding="utf-8", errors="replace") if log_path.exists() else ""
+            if proc.returncode != 0 or not manifest_path.exists():
+                tail = _tail(log + "\n" + proc.stdout + proc.stderr)
+                return _error(result, f"ncu ({cache_control}) exited {proc.returncode}: {tail}")
+            try:
+                manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+                per_variant = variant_counters(launch_bytes(parse_ncu_csv(log)), manifest, elements,
+                                               cache_control)
+            except (CounterError, ValueError) as err:
+                return _error(result, f"ncu ({cache_control}): {err}; {_tail(log)}")
+            for name, rec in per_variant.items():
+                result["variants"].setdefault(name, {"size": dict(params)})[label] = rec
+        result["command"] = " ".join(ncu_command("ncu", "<all|none>", kernels, Path("<log>"),
+                                                 ["python3", "-m", "measure._profile_main", "..."]))
+    return result
+
+
+def _error(result: dict, message: str) -> dict:
+    return {"status": "error", "error": message, "size": result["size"],
+            "ncu_version": result.get("ncu_version")}
+
+
+def _tail(text: str, limit: int = 800) -> str:
+    """The useful end of ncu's output: its ==ERROR==/==WARNING== lines first, else the last characters."""
+    flagged = [line for line in text.splitlines() if line.startswith(("==ERROR==", "==WARNING=="))]
+    shown = "\n".join(flagged) if flagged else text.strip()
+    return shown[-limit:]

@@ -1,0 +1,143 @@
+"""Environment capture: driver, clocks and throttle reasons (NVML, else nvidia-smi), host.
+
+NVML (pynvml, from the nvidia-ml-py package) is imported defensively: a
+machine without it still measures, and the record says what could not be read.
+Nothing here imports pycuda.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import platform
+import socket
+import subprocess
+import sys
+from typing import Any
+
+# nvmlClocksEventReason* bits (formerly ClocksThrottleReason*), from nvml.h.
+THROTTLE_BITS = {
+    0x1: "gpu_idle",
+    0x2: "applications_clocks_setting",
+    0x4: "sw_power_cap",
+    0x8: "hw_slowdown",
+    0x10: "sync_boost",
+    0x20: "sw_thermal_slowdown",
+    0x40: "hw_thermal_slowdown",
+    0x80: "hw_power_brake_slowdown",
+    0x100: "display_clock_setting",
+}
+# Reasons that lower clocks under load; idle, sync boost and settings are not throttling.
+THROTTLING = {"sw_power_cap", "hw_slowdown", "sw_thermal_slowdown", "hw_thermal_slowdown",
+              "hw_power_brake_slowdown"}
+
+
+def decode_throttle_reasons(mask: int) -> list[str]:
+    """NVML's clock-event bit mask -> reason names, e.g. 0x5 -> ['gpu_idle', 'sw_power_cap']."""
+    names = [name for bit, name in THROTTLE_BITS.items() if mask & bit]
+    unknown = mask & ~sum(THROTTLE_BITS)
+    if unknown:
+        names.append(f"unknown_0x{unknown:x}")
+    return names
+
+
+def is_throttled(reasons: list[str]) -> bool:
+    return any(r in THROTTLING for r in reasons)
+
+
+def cuda_version_string(version: int) -> str:
+    """cuDriverGetVersion's integer -> text: 13000 -> '13.0', 12060 -> '12.6'."""
+    return f"{version // 1000}.{(version % 1000) // 10}"
+
+
+def captured_at() -> str:
+    """Now, ISO-8601 in UTC to the second."""
+    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def host_info() -> dict[str, str]:
+    return {"python": platform.python_version(), "host": socket.gethostname(),
+            "platform": f"{platform.system()} {platform.release()} {platform.machine()}",
+            "python_executable": sys.executable}
+
+
+class Nvml:
+    """A handle on one GPU through NVML; every read returns None where NVML cannot answer."""
+
+    def __init__(self, pci_bus_id: str | None = None) -> None:
+        self.error: str | None = None
+        self._nvml: Any = None
+        self._handle: Any = None
+        try:
+            import pynvml  # nvidia-ml-py
+            pynvml.nvmlInit()
+        except Exception as err:  # missing package or no driver: record, don't fail
+            self.error = f"NVML unavailable: {err}"
+            return
+        self._nvml = pynvml
+        try:
+            if pci_bus_id:
+                self._handle = pynvml.nvmlDeviceGetHandleByPciBusId(pci_bus_id)
+            else:
+                self._handle = pynvml.nvmlDeviceGetHandleByIndex(0)
+        except Exception:
+            try:  # bus-id formats differ between CUDA and NVML on some drivers
+                self._handle = pynvml.nvmlDeviceGetHandleByIndex(0)
+            except Exception as err:
+                self.error = f"NVML has no handle for the device: {err}"
+
+    def _call(self, name: str, *args: Any) -> Any:
+        if self._nvml is None or self._handle is None:
+            return None
+        fn = getattr(self._nvml, name, None)
+        if fn is None:
+            return None
+        try:
+            return fn(self._handle, *args)
+        except Exception:
+            return None
+
+    def driver_version(self) -> str | None:
+        if self._nvml is None:
+            return None
+        try:
+            value = self._nvml.nvmlSystemGetDriverVersion()
+        except Exception:
+            return None
+        return value.decode() if isinstance(value, bytes) else str(value)
+
+    def sm_clock_mhz(self) -> int | None:
+        return self._call("nvmlDeviceGetClockInfo", 1)  # NVML_CLOCK_SM
+
+    def memory_clock_mhz(self) -> int | None:
+        return self._call("nvmlDeviceGetClockInfo", 2)  # NVML_CLOCK_MEM
+
+    def max_sm_clock_mhz(self) -> int | None:
+        return self._call("nvmlDeviceGetMaxClockInfo", 1)
+
+    def throttle_reasons(self) -> list[str] | None:
+        mask = self._call("nvmlDeviceGetCurrentClocksEventReasons")
+        if mask is None:
+            mask = self._call("nvmlDeviceGetCurrentClocksThrottleReasons")
+        return None if mask is None else decode_throttle_reasons(int(mask))
+
+    def temperature_c(self) -> int | None:
+        return self._call("nvmlDeviceGetTemperature", 0)  # NVML_TEMPERATURE_GPU
+
+    def close(self) -> None:
+        if self._nvml is not None:
+            try:
+                self._nvml.nvmlShutdown()
+            except Exception:
+                pass
+            self._nvml = None
+
+
+def smi_driver_version() -> str | None:
+    """The driver version from nvidia-smi, where NVML is not importable."""
+    try:
+        proc = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                              capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    line = proc.stdout.strip().splitlines()
+    return line[0].strip() if proc.returncode == 0 and line else None

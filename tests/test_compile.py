@@ -1,0 +1,86 @@
+"""Every entry's kernels compile with nvcc for every arch its spec claims (CPU; skipped without nvcc)."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from glossary.typed import load
+from measure import compile as nvcc
+from measure.spec import MeasureSpec
+
+ENTRIES = Path(__file__).resolve().parent.parent / "entries"
+
+
+def _front_matter(path: Path) -> dict:
+    text = path.read_text(encoding="utf-8")
+    if not text.startswith("---"):
+        return {}
+    head = text[3:].split("\n---", 1)[0]
+    return yaml.safe_load(head) or {}
+
+
+def _cases():
+    for md in sorted(ENTRIES.glob("*.md")):
+        data = _front_matter(md)
+        if "measure" not in data:
+            continue
+        spec = load(MeasureSpec, data["measure"], key="measure")
+        for arch in spec.archs:
+            for source in spec.sources:
+                yield pytest.param(md.stem, spec, arch, source, id=f"{md.stem}-{source}-{arch}")
+
+
+CASES = list(_cases())
+
+
+def test_some_entry_has_kernels():
+    assert CASES, "expected at least one entry with a measure: spec (kernel-fusion)"
+
+
+@pytest.mark.skipif(nvcc.find_nvcc() is None, reason="nvcc is not installed")
+@pytest.mark.parametrize("slug,spec,arch,source", CASES)
+def test_entry_kernels_compile(slug, spec, arch, source, tmp_path):
+    src = ENTRIES / slug / source
+    out = nvcc.compile_cubin(spec, src, arch, tmp_path / f"{Path(source).stem}.{arch}.cubin")
+    data = out.read_bytes()
+    assert data[:4] == b"\x7fELF"
+    launched = sorted({launch.kernel for v in spec.variants for launch in v.launches})
+    defined = [k for k in launched if k not in nvcc.cubin_symbols_present(data, [k])]
+    # With several sources a kernel may live in another one; with one, all must be here.
+    if len(spec.sources) == 1:
+        assert defined == launched, f"kernels missing or mangled (not extern \"C\"): " \
+                                    f"{sorted(set(launched) - set(defined))}"
+
+
+def test_nvcc_command_shape(tmp_path):
+    spec = CASES[0].values[1]
+    cmd = nvcc.nvcc_command(spec, Path("/e/kernel-fusion/chain.cu"), "sm_90", tmp_path / "o.cubin")
+    assert cmd[:2] == ["nvcc", "--cubin"]
+    assert cmd[2:2 + len(spec.nvcc_flags)] == list(spec.nvcc_flags)
+    assert ["-arch", "sm_90"] == cmd[2 + len(spec.nvcc_flags):4 + len(spec.nvcc_flags)]
+    assert cmd[-1] == "/e/kernel-fusion/chain.cu" and "-I/e/kernel-fusion" in cmd
+
+
+@pytest.mark.skipif(nvcc.find_nvcc() is None, reason="nvcc is not installed")
+def test_compile_error_carries_nvcc_output(tmp_path):
+    spec = CASES[0].values[1]
+    bad = tmp_path / "bad.cu"
+    bad.write_text('extern "C" __global__ void k(float* y) { y[0] = undefined_name; }\n')
+    with pytest.raises(nvcc.NvccError, match="undefined_name"):
+        nvcc.compile_cubin(spec, bad, "sm_90", tmp_path / "bad.cubin")
+
+
+def test_parse_nvcc_version():
+    text = ("nvcc: NVIDIA (R) Cuda compiler driver\nCopyright (c) 2005-2025 NVIDIA Corporation\n"
+            "Built on Wed_Aug_20_01:58:59_PM_PDT_2025\nCuda compilation tools, release 13.0, V13.0.88\n"
+            "Build cuda_13.0.r13.0/compiler.36424714_0\n")
+    assert nvcc.parse_nvcc_version(text) == "V13.0.88"
+    assert nvcc.parse_nvcc_version("no version here") is None
+
+
+def test_pycuda_command_is_recorded_verbatim():
+    spec = CASES[0].values[1]
+    cmd = nvcc.pycuda_command(spec, "sm_90", ["/e/kernel-fusion"], "/site/pycuda/cuda")
+    assert " ".join(cmd) == ("nvcc --cubin " + " ".join(spec.nvcc_flags) +
+                             " -arch sm_90 -I/e/kernel-fusion -I/site/pycuda/cuda kernel.cu")

@@ -1,0 +1,180 @@
+"""measure.runner on a real GPU (marked gpu), plus its pure helpers on the CPU.
+
+The GPU tests use a tiny fixture entry of their own (saxpy, a deliberately wrong
+kernel, a kernel that skips the last element, a repeated launch using ``i``), and
+one real measure_entry on kernel-fusion at small sizes.
+"""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from glossary.typed import load
+from measure import runner
+from measure.spec import MeasureSpec
+
+ROOT = Path(__file__).resolve().parent.parent
+
+KERNELS = r"""
+#include <cstddef>
+extern "C" __global__ void saxpy(const float* x, const float* y, float* out, float a, long long n) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) out[i] = a * x[i] + y[i];
+}
+extern "C" __global__ void saxpy_wrong(const float* x, const float* y, float* out, float a, long long n) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) out[i] = a * x[i] - y[i];
+}
+extern "C" __global__ void saxpy_skip_last(const float* x, const float* y, float* out, float a, long long n) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n - 1) out[i] = a * x[i] + y[i];
+}
+extern "C" __global__ void add_index(const float* x, float* out, long long i_rep, long long n) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) out[i] = x[i] + (float)i_rep;
+}
+"""
+
+REFERENCE = """
+def reference(variant, inputs, scalars, params):
+    if variant == "repeat":
+        return {"out": inputs["x"] + 2.0}
+    return {"out": scalars["a"] * inputs["x"] + inputs["y"]}
+"""
+
+
+def _launch(kernel, args, repeat=1):
+    return {"kernel": kernel, "grid": ["ceil(n / 256)"], "block": [256], "args": args, "repeat": repeat}
+
+
+def _spec(kernel="saxpy", *, timing=None, sizes=((1 << 20),), counters=False, extra_variants=()):
+    variants = [{"name": "saxpy", "label": "saxpy", "bytes_per_elem": 12,
+                 "launches": [_launch(kernel, ["x", "y", "out", "a", "n"])]}, *extra_variants]
+    return load(MeasureSpec, {
+        "sources": ["k.cu"], "reference": "reference.py", "archs": ["sm_90"],
+        "buffers": {"x": {"role": "input"}, "y": {"role": "input", "init": "uniform"},
+                    "out": {"role": "output"}},
+        "scalars": {"a": 1.5}, "variants": variants,
+        "sizes": [{"n": n} for n in sizes], "headline": {"n": sizes[0]},
+        "timing": timing or {"warmups": 1, "runs": 3}, "counters": counters})
+
+
+@pytest.fixture()
+def entry(tmp_path):
+    folder = tmp_path / "fixture"
+    folder.mkdir()
+    (folder / "k.cu").write_text(KERNELS)
+    (folder / "reference.py").write_text(REFERENCE)
+    return folder
+
+
+# ---- CPU: pure helpers ----------------------------------------------------------------------
+
+def test_check_elements_accepts_within_tolerance_and_refuses_nan():
+    ref = np.array([1.0, -2.0, 0.0, 1e6])
+    ok = runner.check_elements(ref.astype(np.float32), ref, rtol=1e-5, atol=1e-6)
+    assert ok["ok"] and ok["elements_checked"] == 4 and ok["max_abs_err"] == 0.0
+    got = np.array([1.0, -2.0, np.nan, 1e6], dtype=np.float32)
+    bad = runner.check_elements(got, ref, rtol=1e-5, atol=1e-6)
+    assert not bad["ok"] and bad["nan"] == 1 and bad["first_bad"]["index"] == 2
+    off = runner.check_elements(np.array([1.0 + 2e-5]), np.array([1.0]), rtol=1e-5, atol=1e-6)
+    assert not off["ok"]
+
+
+def test_fill_input_is_seeded_and_never_zero():
+    a = runner.fill_input(np.random.default_rng(7), 1000, "float32", "normal")
+    b = runner.fill_input(np.random.default_rng(7), 1000, "float32", "normal")
+    assert a.dtype == np.float32 and np.array_equal(a, b) and np.count_nonzero(a) == 1000
+    u = runner.fill_input(np.random.default_rng(7), 1000, "float64", "uniform")
+    assert u.dtype == np.float64 and u.min() >= -1 and u.max() < 1
+    i = runner.fill_input(np.random.default_rng(7), 1000, "int32", "normal")
+    assert i.dtype == np.int32 and len(np.unique(i)) > 100
+
+
+def test_copy_floor_bytes_at_least_twice_l2():
+    l2 = 60 * 2**20
+    assert runner.copy_floor_bytes(1 << 20, l2) == 2 * l2
+    assert runner.copy_floor_bytes(1 << 28, l2) == 4 << 28
+    assert runner.copy_floor_bytes(1 << 28, l2 + 3) % 16 == 0
+
+
+def test_probe_gpu_never_raises():
+    ok, text = runner.probe_gpu()
+    assert isinstance(ok, bool) and isinstance(text, str) and text
+
+
+# ---- GPU ------------------------------------------------------------------------------------
+
+@pytest.mark.gpu
+def test_saxpy_measures_and_serialises(entry):
+    lines = []
+    result = runner.measure_entry("fixture", entry, _spec(sizes=(1 << 20, 3 * 1000 + 7)), "sha256:test",
+                                  progress=lines.append)
+    json.dumps(result, allow_nan=False)
+    assert result["status"] == "ok" and result["fingerprint"] == "sha256:test"
+    env = result["environment"]
+    assert env["arch"].startswith("sm_") and env["l2_bytes"] > 0 and "kernel.cu" in env["compile_command"]
+    assert result["method"]["timer"] == "cuda-events" and result["method"]["interleaved"] is True
+    assert result["counters"]["status"] == "skipped"
+    for size in result["sizes"]:
+        var = size["variants"]["saxpy"]
+        assert len(var["samples_ms"]) == 3 and all(s > 0 for s in var["samples_ms"])
+        assert size["check"]["elements_checked"] == size["params"]["n"]
+        assert size["copy_floor"]["gbps"] > 0
+        assert size["working_set_bytes"] == 12 * size["params"]["n"]
+    assert any("sample 3/3" in line for line in lines)
+
+
+@pytest.mark.gpu
+def test_wrong_kernel_is_refused(entry):
+    with pytest.raises(runner.MeasurementError, match="output out is wrong"):
+        runner.measure_entry("fixture", entry, _spec("saxpy_wrong"), "x", progress=lambda s: None)
+
+
+@pytest.mark.gpu
+def test_unwritten_last_element_is_caught_by_poison(entry):
+    n = 1 << 16
+    with pytest.raises(runner.MeasurementError, match=rf"1 of {n} elements \(1 NaN.*index {n - 1}"):
+        runner.measure_entry("fixture", entry, _spec("saxpy_skip_last", sizes=(n,)), "x", progress=lambda s: None)
+
+
+@pytest.mark.gpu
+def test_repeat_index_and_host_clock(entry):
+    repeat = {"name": "repeat", "label": "three launches", "bytes_per_elem": 24,
+              "launches": [_launch("add_index", ["x", "out", "i", "n"], repeat=3)]}
+    spec = _spec(timing={"clock": "host", "blocking": False, "l2_flush": False, "warmups": 1, "runs": 2},
+                 extra_variants=[repeat])
+    result = runner.measure_entry("fixture", entry, spec, "x", progress=lambda s: None)
+    assert result["method"]["timer"] == "host-perf-counter"
+    assert result["sizes"][0]["variants"]["repeat"]["launches"] == 3
+
+
+@pytest.mark.gpu
+def test_compile_error_is_a_measurement_error(entry):
+    (entry / "k.cu").write_text('extern "C" __global__ void saxpy(float* y) { y[0] = nope; }\n')
+    with pytest.raises(runner.MeasurementError, match="nvcc failed"):
+        runner.measure_entry("fixture", entry, _spec(), "x", progress=lambda s: None)
+
+
+@pytest.mark.gpu
+def test_kernel_fusion_small(tmp_path):
+    text = (ROOT / "entries" / "kernel-fusion.md").read_text(encoding="utf-8")
+    data = yaml.safe_load(text.split("\n---", 1)[0].removeprefix("---"))["measure"]
+    data = dict(data, sizes=[{"n": 1 << 20}, {"n": 1 << 22}], headline={"n": 1 << 22},
+                timing={"warmups": 2, "runs": 5, "statistic": "mean"})
+    spec = load(MeasureSpec, data)
+    result = runner.measure_entry("kernel-fusion", ROOT / "entries" / "kernel-fusion", spec, "sha256:kf",
+                                  progress=print)
+    json.dumps(result, allow_nan=False)
+    big = result["sizes"][1]
+    staged, fused = big["variants"]["staged"]["stats"]["mean"], big["variants"]["fused"]["stats"]["mean"]
+    assert staged > fused
+    if result["counters"]["status"] == "ok":
+        fc = big["variants"]["fused"]["counters"]
+        assert fc["flushed"]["dram_bytes_per_elem"] > 0 and fc["unflushed"]["cache_control"] == "none"
+        assert [k["kernel"] for k in big["variants"]["staged"]["counters"]["flushed"]["per_kernel"]] == \
+               ["scale_bias", "gelu", "residual_add", "clamp"]
+    (tmp_path / "kernel-fusion.json").write_text(json.dumps(result, indent=1))
