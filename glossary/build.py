@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from glossary import bind, claims, gate, lint, pages, render
+from glossary import bind, claims, gate, lint, pages, render, review
+from glossary import features, lessons, tooltips
 from glossary.model import Entry, EntryError, load_entries
 from measure import store
 
@@ -36,6 +37,7 @@ class Options:
     templates_dir: Path
     preview: bool = False
     measure: str = "auto"
+    lessons_file: Path | None = None  # the lesson catalogue (glossary.lessons)
 
     @classmethod
     def resolve(cls, entries_dir: Path, config_dir: Path, extra: dict, serving: bool,
@@ -48,7 +50,9 @@ class Options:
             raise GlossaryError(f"{MEASURE_ENV} / extra.glossary.measure: expected one of "
                                 f"{', '.join(MEASURE_MODES)}, found {measure!r}")
         templates = config_dir / settings.get("templates", "templates")
-        return cls(entries_dir=entries_dir, templates_dir=templates, preview=preview, measure=measure)
+        lessons_file = config_dir / settings.get("lessons", lessons.DEFAULT_PATH)
+        return cls(entries_dir=entries_dir, templates_dir=templates, preview=preview, measure=measure,
+                   lessons_file=lessons_file)
 
 
 @dataclass
@@ -59,6 +63,8 @@ class GlossaryBuild:
     results: dict[str, dict[str, dict]] = field(default_factory=dict)
     verdicts: dict[str, gate.Verdict] = field(default_factory=dict)
     models: dict[str, pages.PageModel] = field(default_factory=dict)
+    lesson_catalog: dict[int, lessons.CatalogLesson] = field(default_factory=dict)
+    terms: list[tooltips.Term] = field(default_factory=list)
 
     # -- collect ---------------------------------------------------------------
 
@@ -76,7 +82,10 @@ class GlossaryBuild:
             except store.StoreError as err:
                 raise GlossaryError(str(err)) from None
         for slug, entry in self.entries.items():
-            self.verdicts[slug] = gate.judge(entry.meta.author, entry.meta.reviewer)
+            signed = review.review_of(entry, self.results[slug])
+            self.verdicts[slug] = gate.judge(entry.meta.author, entry.meta.reviewer, signed.refusals)
+            if signed.warning and self.verdicts[slug].publishable:
+                self.log.warning("%s: %s", _rel(entry.path), signed.warning)
         for slug, entry in self.entries.items():
             related = tuple(self.entries[s] for s in entry.meta.related if self.shown(s))
             devices = tuple(pages.device_views(entry, self.results[slug]))
@@ -88,7 +97,16 @@ class GlossaryBuild:
                 entry=entry, verdict=self.verdicts[slug], devices=devices,
                 related=related, preview=self.options.preview,
                 body=body, claims=verdicts, figure_problems=tuple(problems))
+        try:
+            self.lesson_catalog = lessons.load_catalog(self.options.lessons_file) if self.options.lessons_file else {}
+        except lessons.LessonsError as err:
+            raise GlossaryError(str(err)) from None
+        self.terms = tooltips.terms([m.entry for m in self.shown_models()])
         self._report()
+
+    def shown_models(self) -> list[pages.PageModel]:
+        """Page models of the entries this build's site shows."""
+        return [m for s, m in self.models.items() if self.shown(s)]
 
     def shown(self, slug: str) -> bool:
         """Whether the entry appears in this build's site (published, or a draft in preview)."""
@@ -157,7 +175,10 @@ class GlossaryBuild:
         slug = src_uri[:-3] if src_uri.endswith(".md") and "/" not in src_uri else None
         if slug in self.models and self.shown(slug):
             hidden = {s for s in self.entries if not self.shown(s)}
-            return render.render_entry(env, self.models[slug], hidden=hidden)
+            model = self.models[slug]
+            page = render.render_entry(env, model, hidden=hidden,
+                                       extras=features.page_extras(model, self.lesson_catalog))
+            return tooltips.append(page, self.terms, slug)
         return None
 
     # -- after the build -------------------------------------------------------

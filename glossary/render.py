@@ -15,8 +15,9 @@ from typing import Any
 import jinja2
 from jinja2.sandbox import SandboxedEnvironment
 
-from glossary import figures
+from glossary import figures, tags
 from glossary.gate import is_real_name
+from glossary.review import short_fingerprint
 from glossary.pages import PageModel
 
 
@@ -81,6 +82,9 @@ def entry_context(model: PageModel) -> dict:
                 "written_on": _date_or_pending(meta.written_on),
                 "reviewed_on": _date_or_pending(meta.reviewed_on),
                 "measured": devices_line,
+                # published with a fingerprint means the gate found it matches what is shown
+                "signed": model.verdict.publishable and bool(meta.review_fingerprint),
+                "fingerprint": short_fingerprint(meta.review_fingerprint) if meta.review_fingerprint else "",
             },
         },
         "counted": any_counted,
@@ -96,9 +100,14 @@ def _claims_by_device(model: PageModel) -> dict[str, list]:
     return out
 
 
-def render_entry(env: SandboxedEnvironment, model: PageModel, hidden: set[str] = frozenset()) -> str:
-    """The Markdown of an entry page; links to ``hidden`` entries become plain text."""
+def render_entry(env: SandboxedEnvironment, model: PageModel, hidden: set[str] = frozenset(),
+                 extras: dict | None = None) -> str:
+    """The Markdown of an entry page; links to ``hidden`` entries become plain text.
+
+    ``extras`` (from ``glossary.features.page_extras``) adds to or replaces keys of ``page``.
+    """
     context = entry_context(model)
+    context["page"].update(extras or {})
     context["page"]["body"] = unlink(context["page"]["body"], hidden)
     return _tidy(env.get_template("entry.md.j2").render(context))
 
@@ -121,8 +130,9 @@ def render_index(env: SandboxedEnvironment, models: list[PageModel]) -> str:
             "letter": title[:1].upper() if title[:1].isalpha() else "#",
             "devices": [d.gpu for d in m.devices if d.status == "ok"],
             "draft": not m.verdict.publishable,
+            "tags": [{"name": t, "path": tags.tag_path(t)} for t in m.entry.meta.tags],
         })
-    return _tidy(env.get_template("index.md.j2").render(entries=rows))
+    return _tidy(env.get_template("index.md.j2").render(entries=rows, tags=tags.index_rows(models)))
 
 
 def _tidy(text: str) -> str:

@@ -1,0 +1,210 @@
+"""Everything that stands between an entry and publication, collected for `glossary check` and `status`.
+
+``inspect`` parses every entry on its own (one malformed entry does not hide
+the others), then runs each check and returns one ``EntryReport`` per entry:
+the schema, links, scaffold text, the publish gate, stale reviews, stale
+results, unbound figures and bound figures without data.  Nothing is printed
+here; the command line renders the reports.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from glossary import bind, gate, pages, review
+from glossary.model import Entry, EntryError, parse_entry
+from measure import store
+
+Severity = Literal["error", "warning"]
+# Checks whose errors are the publish gate's: a draft has them by design.
+GATE_CHECKS = ("gate", "review")
+_ENTRY_LINK = re.compile(r"(?<!!)\[[^\]]+\]\((?:\./)?([A-Za-z0-9_-]+)\.md(?:#[^)\s]*)?\)")
+
+
+class CheckError(Exception):
+    """The command was pointed at something that is not there (a usage problem)."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One finding: which check found it, how bad it is, and a sentence a person can act on."""
+
+    check: str  # schema, links, content, gate, review, results, figures
+    severity: Severity
+    message: str
+    line: int | None = None
+
+    def to_json(self) -> dict:
+        return {"check": self.check, "severity": self.severity, "message": self.message, "line": self.line}
+
+
+@dataclass
+class EntryReport:
+    """One entry's state: parsed entry (None when malformed), its results, review and problems."""
+
+    slug: str
+    path: Path
+    entry: Entry | None = None
+    results: dict[str, dict] = field(default_factory=dict)
+    devices: list[pages.DeviceView] = field(default_factory=list)
+    review: review.Review | None = None
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "warning"]
+
+    @property
+    def publishable(self) -> bool:
+        """What `mkdocs build` would do: publish (True) or refuse (False)."""
+        return self.entry is not None and not self.errors
+
+    @property
+    def stale_results(self) -> bool:
+        return any(d.stale for d in self.devices)
+
+    @property
+    def unmeasured(self) -> bool:
+        return (self.entry is not None and self.entry.meta.measure is not None
+                and not any(d.status == "ok" for d in self.devices))
+
+    @property
+    def stale_review(self) -> bool:
+        return self.review is not None and self.review.status == "stale"
+
+
+def entry_paths(entries_dir: Path) -> list[Path]:
+    """Every entry file (entries/*.md but index.md); CheckError when the folder is missing."""
+    if not entries_dir.is_dir():
+        raise CheckError(f"no entries folder at {entries_dir}; run from the repository root or pass --entries DIR")
+    return [p for p in sorted(entries_dir.glob("*.md")) if p.name != "index.md"]
+
+
+def resolve_slugs(entries_dir: Path, names: tuple[str, ...] | list[str]) -> list[str]:
+    """Slugs for ENTRY arguments: a slug, an entry file, or a file in an entry's folder."""
+    known = [p.stem for p in entry_paths(entries_dir)]
+    root = entries_dir.resolve()
+    out = []
+    for name in names:
+        slug = name
+        path = Path(name)
+        if path.suffix == ".md" or "/" in name or "\\" in name:
+            full = path.resolve()
+            if full.parent == root and full.suffix == ".md":
+                slug = full.stem
+            elif root in full.parents:
+                slug = full.relative_to(root).parts[0]
+            else:
+                slug = path.stem
+        if slug not in known:
+            close = difflib.get_close_matches(slug, known, n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise CheckError(f"no entry {name!r} in {entries_dir}{hint}")
+        if slug not in out:
+            out.append(slug)
+    return out
+
+
+def inspect(entries_dir: Path, only: list[str] | None = None, lint: bool = True) -> tuple[list[EntryReport], list[Problem]]:
+    """Reports for every entry (or those in ``only``), and problems that belong to no one entry."""
+    paths = entry_paths(entries_dir)
+    reports = {p.stem: EntryReport(slug=p.stem, path=p) for p in paths}
+    for report in reports.values():
+        try:
+            report.entry = parse_entry(report.path, entries_dir)
+        except EntryError as err:
+            report.problems.append(Problem("schema", "error", str(err)))
+    general: list[Problem] = []
+    unbound = _lint(general) if lint else None
+    for slug, report in reports.items():
+        if report.entry is None or (only is not None and slug not in only):
+            continue
+        _check_links(report, set(reports), entries_dir)
+        _check_scaffold(report)
+        _check_results_and_review(report)
+        if unbound is not None:
+            _check_figures(report, unbound)
+    selected = [r for s, r in reports.items() if only is None or s in only]
+    return selected, general
+
+
+def _lint(general: list[Problem]):
+    try:
+        from glossary.lint import unbound_figures
+    except ImportError as err:
+        general.append(Problem("figures", "warning", f"lint unavailable ({err}); unbound figures were not checked"))
+        return None
+    return unbound_figures
+
+
+def _check_links(report: EntryReport, known: set[str], entries_dir: Path) -> None:
+    entry = report.entry
+    for i, slug in enumerate(entry.meta.related):
+        if slug not in known:
+            close = difflib.get_close_matches(slug, sorted(known), n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            report.problems.append(Problem("links", "error", f"{entry.path}, key 'related[{i}]': expected the slug "
+                                                             f"of an entry in {entries_dir}, found {slug!r}{hint}"))
+    for match in _ENTRY_LINK.finditer(entry.body):
+        if match.group(1) not in known:
+            report.problems.append(Problem("links", "warning", f"{entry.path}: the body links to "
+                                                               f"{match.group(1)}.md, which is not an entry"))
+
+
+def _check_scaffold(report: EntryReport) -> None:
+    meta, body = report.entry.meta, report.entry.body
+    left = [where for where, text in (("summary", meta.summary), ("body", body)) if "TODO" in text]
+    if left:
+        verb, it = ("holds", "it") if len(left) == 1 else ("hold", "them")
+        report.problems.append(Problem("content", "warning", f"{report.entry.path}: the {' and '.join(left)} still "
+                                                             f"{verb} scaffold text (TODO); write {it} before review"))
+
+
+def _check_results_and_review(report: EntryReport) -> None:
+    entry = report.entry
+    try:
+        report.results = store.load_results(entry.folder)
+    except store.StoreError as err:
+        report.problems.append(Problem("results", "error", str(err)))
+        verdict = gate.judge(entry.meta.author, entry.meta.reviewer)
+        report.problems += [Problem("gate", "error", reason) for reason in verdict.reasons]
+        return
+    report.devices = pages.device_views(entry, report.results)
+    spec = entry.meta.measure
+    _, no_data = bind.render_body(entry.body, tuple(report.devices),
+                                  {v.name: v.bytes_per_elem for v in spec.variants} if spec else {})
+    report.problems += [Problem("figures", "warning", f"a bound figure has no data: {why}") for why in no_data]
+    report.review = review.review_of(entry, report.results)
+    verdict = gate.judge(entry.meta.author, entry.meta.reviewer)
+    report.problems += [Problem("gate", "error", reason) for reason in verdict.reasons]
+    report.problems += [Problem("review", "error", reason) for reason in report.review.refusals]
+    if report.review.warning and verdict.publishable:
+        report.problems.append(Problem("review", "warning", report.review.warning))
+    if report.unmeasured:
+        report.problems.append(Problem("results", "warning", "has a measurement spec but no recorded results; "
+                                                             "run `glossary measure` on the verification node"))
+    for d in report.devices:
+        if d.stale:
+            report.problems.append(Problem("results", "warning", f"results for {d.gpu} (captured {d.captured_on}) "
+                                           f"are stale: the spec, kernels or harness changed since; "
+                                           f"re-measure on the verification node"))
+        if d.status != "ok":
+            report.problems.append(Problem("results", "warning", f"the measurement on {d.gpu} failed: {d.error}"))
+
+
+def _check_figures(report: EntryReport, unbound_figures) -> None:
+    try:
+        findings = unbound_figures(report.entry)
+    except Exception as err:  # the lint is another module's: report its failure, keep checking the rest
+        report.problems.append(Problem("figures", "error", f"the unbound-figure lint failed on this entry: {err!r}"))
+        return
+    for finding in findings:
+        report.problems.append(Problem("figures", "warning", str(finding), getattr(finding, "line", None)))

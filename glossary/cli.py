@@ -1,0 +1,444 @@
+"""`glossary`: the command line of authors and reviewers.
+
+Exit codes, for every subcommand: 0 all is well; 1 problems found (an entry
+that would not publish, a refused signature, no GPU to measure on); 2 a usage
+error (an unknown option or entry, a missing entries folder).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import os
+import re
+import tempfile
+import unicodedata
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.logging import RichHandler
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from glossary import checks, measuring, review
+from glossary.model import EntryError, front_matter_schema, load_entries, parse_entry
+from measure import store
+
+SCHEMA_HINT = "# yaml-language-server: $schema=../schema/entry.schema.json"
+
+
+class Problems(click.ClickException):
+    """Problems found: exit status 1, message on stderr."""
+
+    exit_code = 1
+
+
+def _out() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+def _entries_dir(ctx: click.Context) -> Path:
+    return ctx.obj["entries"]
+
+
+def _usage(ctx: click.Context, err: checks.CheckError) -> click.UsageError:
+    return click.UsageError(str(err), ctx=ctx)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--entries", "entries_dir", default="entries", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path), help="The folder of entry files.")
+@click.pass_context
+def cli(ctx: click.Context, entries_dir: Path) -> None:
+    """Write, check, measure, review and sign verified glossary entries."""
+    ctx.obj = {"entries": entries_dir}
+
+
+def main() -> None:
+    """Entry point of the `glossary` script."""
+    cli(prog_name="glossary")
+
+
+# -- new ----------------------------------------------------------------------------
+
+
+def slugify(term: str) -> str:
+    """'Kernel Fusion' -> 'kernel-fusion'; 'L2 cache (residency)' -> 'l2-cache-residency'."""
+    ascii_text = unicodedata.normalize("NFKD", term).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+
+
+@cli.command()
+@click.argument("term")
+@click.pass_context
+def new(ctx: click.Context, term: str) -> None:
+    """Scaffold an entry for TERM: the page, a kernel stub, a reference stub and a spec skeleton."""
+    entries_dir = _entries_dir(ctx)
+    if not entries_dir.is_dir():
+        raise click.UsageError(f"no entries folder at {entries_dir}; run from the repository root or pass "
+                               f"--entries DIR", ctx=ctx)
+    term = " ".join(term.split())
+    slug = slugify(term)
+    if not slug:
+        raise click.UsageError(f"cannot make a file name from {term!r}; use letters or digits", ctx=ctx)
+    page, folder = entries_dir / f"{slug}.md", entries_dir / slug
+    taken = [str(p) for p in (page, folder) if p.exists()]
+    if taken:
+        raise Problems(f"{' and '.join(taken)} already exist(s); refusing to overwrite. "
+                       f"Edit the entry, or choose another term.")
+    files = {
+        page: _scaffold_page(term, slug),
+        folder / f"{slug}.cu": _SCAFFOLD_KERNEL.format(term=term),
+        folder / "reference.py": _SCAFFOLD_REFERENCE.format(term=term),
+    }
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    try:
+        parse_entry(page, entries_dir)
+    except EntryError as err:  # a scaffold that does not parse is a bug here, not the author's
+        raise Problems(f"the scaffold does not parse ({err}); please report this") from None
+    out = _out()
+    out.print(f"Created {escape(str(page))}, {escape(str(folder / f'{slug}.cu'))} and "
+              f"{escape(str(folder / 'reference.py'))}.")
+    out.print("Next: write the summary and body, put your name in `author:`, shape the `measure:` spec, "
+              f"then run `glossary check {slug}`. See docs/maintainers/writing-an-entry.md.")
+
+
+def _scaffold_page(term: str, slug: str) -> str:
+    title = review.yaml_scalar(term)
+    summary = review.yaml_scalar(f"TODO: one sentence that defines {term}.")
+    return _SCAFFOLD_PAGE.format(hint=SCHEMA_HINT, title=title, summary=summary, slug=slug, term=term)
+
+
+_SCAFFOLD_PAGE = """\
+---
+{hint}
+title: {title}
+summary: {summary}  # one sentence: shown under the title, in the index and in tooltips
+related: []                # slugs of other entries, e.g. [kernel-fusion]; each must exist
+tags: []
+lessons: []                # "Where you meet this": - {{day: 48, title: Kernel fusion, note: why it matters here}}
+sources: []                # - {{title: ..., url: "https://...", checked: YYYY-MM-DD}}
+author: pending            # your real name: required to publish
+written_on: null           # YYYY-MM-DD, when you finished writing
+reviewer: pending          # written by `glossary sign {slug} --as NAME`: someone other than the author
+reviewed_on: null          # written by `glossary sign`
+review_fingerprint: null   # written by `glossary sign`: binds the review to this text, kernels and results
+measure:                   # the measurement spec; delete this block for an entry without a Measured section
+  sources: [{slug}.cu]     # CUDA files in entries/{slug}/
+  reference: reference.py  # the float64 NumPy reference in entries/{slug}/
+  archs: [sm_75, sm_90]    # every architecture the kernels claim; CI compiles each
+  sizes:                   # the working set must be well past the L2, or the numbers describe the cache
+    - {{n: 67108864}}
+  headline: {{n: 67108864}}  # the size the page leads with; one of sizes
+  buffers:
+    x: {{role: input}}
+    y: {{role: output}}
+  variants:
+    - name: copy
+      label: copy
+      bytes_per_elem: 8    # the prediction: read x, write y, float32 each
+      launches:
+        - {{kernel: copy, grid: ["ceil(n / 256)"], block: [256], args: [x, y, n]}}
+  timing: {{warmups: 3, runs: 10, statistic: mean}}
+---
+
+TODO: what {term} is, in a paragraph a newcomer can follow.
+
+TODO: why it matters for performance, and how to recognise it in a profile.
+Never type a measured number here: bind each figure to the recorded results
+(see docs/maintainers/writing-an-entry.md).
+"""
+
+_SCAFFOLD_KERNEL = """\
+// Kernels measured by the "{term}" entry.  Declare each kernel extern "C" so the
+// harness finds it by name; the spec's `launches` pass the arguments in this order
+// (integer expressions such as n arrive as long long: index_type int64).
+extern "C" __global__ void copy(const float* __restrict__ x, float* __restrict__ y, long long n)
+{{
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) {{
+        y[i] = x[i];
+    }}
+}}
+"""
+
+_SCAFFOLD_REFERENCE = '''\
+"""Float64 reference for the "{term}" entry: what each variant's outputs must equal."""
+
+import numpy as np
+
+
+def reference(variant, inputs, scalars, params):
+    """Outputs by buffer name, as float64 arrays, for one variant at one size."""
+    return {{"y": np.asarray(inputs["x"], dtype=np.float64)}}
+'''
+
+
+# -- check --------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("entries", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--strict", is_flag=True, help="Warnings fail too, as in `mkdocs build --strict`.")
+@click.option("--drafts-ok", is_flag=True,
+              help="Publish-gate refusals (no reviewer yet, a stale review) are reported but do not fail: "
+                   "for pre-commit, where drafts are normal.")
+@click.pass_context
+def check(ctx: click.Context, entries: tuple[str, ...], as_json: bool, strict: bool, drafts_ok: bool) -> None:
+    """Check the schema, links, publish gate, stale results, stale reviews and unbound figures of ENTRIES.
+
+    Without ENTRIES, every entry.  Exits 1 when something blocks publishing.
+    """
+    entries_dir = _entries_dir(ctx)
+    try:
+        only = checks.resolve_slugs(entries_dir, entries) if entries else None
+        reports, general = checks.inspect(entries_dir, only)
+    except checks.CheckError as err:
+        raise _usage(ctx, err) from None
+    problems = [p for r in reports for p in r.problems] + general
+    failing = [p for p in problems
+               if (p.severity == "error" or strict) and not (drafts_ok and p.check in checks.GATE_CHECKS)]
+    if as_json:
+        click.echo(json.dumps({
+            "ok": not failing,
+            "errors": sum(p.severity == "error" for p in problems),
+            "warnings": sum(p.severity == "warning" for p in problems),
+            "entries": [{"slug": r.slug, "path": str(r.path), "publishable": r.publishable,
+                         "problems": [p.to_json() for p in r.problems]} for r in reports],
+            "general": [p.to_json() for p in general],
+        }, indent=2))
+    else:
+        _print_check(reports, general, failing)
+    if failing:
+        ctx.exit(1)
+
+
+def _print_check(reports: list[checks.EntryReport], general: list[checks.Problem],
+                 failing: list[checks.Problem]) -> None:
+    out = _out()
+    style = {"error": "bold red", "warning": "yellow"}
+    for report in reports:
+        state = "[green]publishable[/]" if report.publishable else "[red]refused[/]"
+        out.print(f"[bold]{escape(report.slug)}[/] ({escape(str(report.path))}): {state}")
+        for p in report.problems:
+            out.print(f"  [{style[p.severity]}]{p.severity:7}[/] {p.check:8} {escape(p.message)}")
+    for p in general:
+        out.print(f"[{style[p.severity]}]{p.severity}[/] {p.check}: {escape(p.message)}")
+    errors = sum(len(r.errors) for r in reports) + sum(p.severity == "error" for p in general)
+    warnings = sum(len(r.warnings) for r in reports) + sum(p.severity == "warning" for p in general)
+    publishable = sum(r.publishable for r in reports)
+    verdict = "[red]FAILED[/]" if failing else "[green]OK[/]"
+    out.print(f"{verdict}: {len(reports)} entr{'y' if len(reports) == 1 else 'ies'}, {publishable} publishable; "
+              f"{errors} error(s), {warnings} warning(s).")
+
+
+# -- status -------------------------------------------------------------------------
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
+@click.pass_context
+def status(ctx: click.Context, as_json: bool) -> None:
+    """One row per entry: publishable or why not, devices with capture dates, stale flags.
+
+    Exits 1 when some entry would not be published.
+    """
+    try:
+        reports, _ = checks.inspect(_entries_dir(ctx), lint=False)
+    except checks.CheckError as err:
+        raise _usage(ctx, err) from None
+    rows = [_status_row(r) for r in reports]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+    else:
+        table = Table("entry", "publishable", "devices (captured)", "stale", "review")
+        for row in rows:
+            why = "yes" if row["publishable"] else "no: " + "; ".join(row["why_not"])
+            devices = ", ".join(f"{d['gpu']} ({d['captured_on']}{', imported' if d['imported'] else ''})"
+                                for d in row["devices"]) or "–"
+            stale = ", ".join(k for k in ("results", "review") if row[f"stale_{k}"]) or "–"
+            rv = row["review"]
+            signed = (f"{rv['reviewer']} {rv['reviewed_on']} {rv['status']}"
+                      f"{' ' + rv['fingerprint'] if rv['fingerprint'] else ''}") if rv["reviewer"] else "–"
+            table.add_row(*(escape(str(c)) for c in (row["slug"], why, devices, stale, signed)))
+        _out().print(table)
+    if not all(row["publishable"] for row in rows):
+        ctx.exit(1)
+
+
+def _status_row(report: checks.EntryReport) -> dict:
+    rv = report.review
+    return {
+        "slug": report.slug,
+        "path": str(report.path),
+        "title": report.entry.title if report.entry else None,
+        "publishable": report.publishable,
+        "why_not": [p.message for p in report.errors],
+        "devices": [{"key": d.key, "gpu": d.gpu, "captured_on": d.captured_on, "status": d.status,
+                     "imported": d.provenance == "imported", "stale": d.stale} for d in report.devices],
+        "stale_results": report.stale_results,
+        "unmeasured": report.unmeasured,
+        "stale_review": report.stale_review,
+        "review": {
+            "status": rv.status if rv else None,
+            "reviewer": rv.reviewer if rv and rv.status != "none" else None,
+            "reviewed_on": rv.reviewed_on.isoformat() if rv and rv.reviewed_on else None,
+            "fingerprint": rv.short if rv else None,
+            "changed": list(rv.changed) if rv else [],
+        },
+    }
+
+
+# -- sign ---------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("entry")
+@click.option("--as", "name", required=True, metavar="NAME", help="The reviewer's real name.")
+@click.option("--date", "date", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
+              help="The review date, YYYY-MM-DD (default: today).")
+@click.pass_context
+def sign(ctx: click.Context, entry: str, name: str, date: dt.datetime | None) -> None:
+    """Sign ENTRY's review as NAME, bound to its text, kernels and recorded results.
+
+    Writes reviewer, reviewed_on and review_fingerprint into the front-matter,
+    changing nothing else.  Refuses the author's name and placeholders.
+    """
+    entries_dir = _entries_dir(ctx)
+    try:
+        slug = checks.resolve_slugs(entries_dir, [entry])[0]
+    except checks.CheckError as err:
+        raise _usage(ctx, err) from None
+    target = _load(entries_dir)[slug]
+    problem = review.signer_problem(target, name)
+    if problem:
+        raise Problems(f"not signed: {problem}")
+    try:
+        results = store.load_results(target.folder)
+    except store.StoreError as err:
+        raise Problems(f"not signed: {err}") from None
+    day = date.date() if date else dt.date.today()
+    fingerprint = review.compute_review_fingerprint(target, results)
+    raw = target.path.read_bytes()
+    try:
+        signed = review.sign_text(raw.decode("utf-8"), name, day, fingerprint)
+    except review.ReviewError as err:
+        raise Problems(f"not signed: {target.path}: {err}") from None
+    _write_atomic(target.path, signed.encode("utf-8"))
+    try:
+        again = review.review_of(parse_entry(target.path, entries_dir), results)
+        why = again.status
+    except EntryError as err:
+        again, why = None, str(err)
+    if again is None or again.status != "current":
+        _write_atomic(target.path, raw)
+        raise Problems(f"not signed: re-reading {target.path} after signing did not give a current review "
+                       f"({why}); the file is unchanged")
+    out = _out()
+    out.print(f"Signed {escape(slug)} as {escape(' '.join(name.split()))} on {day.isoformat()}: "
+              f"review fingerprint {again.short}.")
+    stale = [d.gpu for d in checks.inspect(entries_dir, [slug], lint=False)[0][0].devices if d.stale]
+    if stale:
+        out.print(f"[yellow]warning[/]: the results for {escape(', '.join(stale))} are stale; re-measuring them "
+                  f"will make this review stale too.")
+
+
+def _load(entries_dir: Path):
+    if not entries_dir.is_dir():
+        raise click.UsageError(f"no entries folder at {entries_dir}; run from the repository root or pass "
+                               f"--entries DIR")
+    try:
+        return load_entries(entries_dir)
+    except EntryError as err:
+        raise Problems(f"{err}\nFix this entry first (`glossary check` lists every problem).") from None
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, path.stat().st_mode & 0o7777)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+# -- measure ------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("entries", nargs=-1)
+@click.option("--all", "everything", is_flag=True, help="Re-measure even results that are current.")
+@click.pass_context
+def measure(ctx: click.Context, entries: tuple[str, ...], everything: bool) -> None:
+    """Measure ENTRIES (default: every entry with a spec) on this machine's GPU.
+
+    Only missing, failed or stale results are measured, unless --all.
+    Exits 1 when there is no GPU here or a measurement fails.
+    """
+    entries_dir = _entries_dir(ctx)
+    try:
+        slugs = checks.resolve_slugs(entries_dir, entries) if entries else None
+    except checks.CheckError as err:
+        raise _usage(ctx, err) from None
+    loaded = _load(entries_dir)
+    chosen = [e for s, e in loaded.items() if slugs is None or s in slugs]
+    ok, gpu = measuring.probe()
+    if not ok:
+        raise Problems(f"no GPU to measure on here: {gpu}. Run `glossary measure` on the verification node "
+                       f"(a machine with a CUDA GPU and pycuda: pip install -e '.[gpu]').")
+    device = store.device_key(gpu)
+    todo = [e for e in chosen if e.meta.measure] if everything else measuring.stale_entries(chosen, device)
+    out = _out()
+    if not todo:
+        out.print(f"Nothing to measure: every chosen entry's results for {escape(gpu)} are current.")
+        return
+    failed = {}
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())
+    with Progress(*columns, console=out, transient=False) as progress:
+        log = logging.getLogger("glossary.cli.measure")
+        log.propagate = False
+        log.handlers[:] = [RichHandler(console=progress.console, show_path=False)]
+        log.setLevel(logging.INFO)
+        task = progress.add_task(f"measuring on {gpu}", total=len(todo))
+        for entry in todo:
+            def say(line: str, slug: str = entry.slug) -> None:
+                progress.update(task, description=f"{slug}: {line}")
+
+            say("starting")
+            try:
+                outcome = measuring.measure_entries([entry], log, only_stale=False, progress=say)
+            except measuring.NoGPU as why:
+                raise Problems(f"no GPU to measure on here: {why}") from None
+            if outcome.get(entry.slug, "ok") != "ok":
+                failed[entry.slug] = outcome[entry.slug]
+            progress.advance(task)
+        progress.update(task, description=f"measured on {gpu}")
+    for slug, error in failed.items():
+        out.print(f"[red]failed[/] {escape(slug)}: {escape(error)}")
+    out.print(f"{len(todo) - len(failed)} of {len(todo)} measured on {escape(gpu)}; results are in "
+              f"{escape(str(entries_dir))}/<slug>/results/{device}.json. Commit them.")
+    if failed:
+        ctx.exit(1)
+
+
+# -- schema -------------------------------------------------------------------------
+
+
+@cli.command()
+def schema() -> None:
+    """Print the JSON Schema of the front-matter (glossary schema > schema/entry.schema.json)."""
+    click.echo(json.dumps(front_matter_schema(), indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""Export: the shown entries, their definitions and their results as ``glossary.json``.
+
+Pure: page models go in, plain data comes out.  Every number is the one the
+pages show, derived by ``glossary.pages`` from the recorded results; nothing
+belonging to an entry that is not shown is ever passed in.
+"""
+
+from __future__ import annotations
+
+import json
+
+from glossary.pages import DeviceView, PageModel, SizeView
+
+EXPORT_FORMAT = 1
+
+
+def page_url(slug: str, directory_urls: bool = True) -> str:
+    """The site-relative URL of an entry page."""
+    return f"{slug}/" if directory_urls else f"{slug}.html"
+
+
+def export(models: list[PageModel], directory_urls: bool = True) -> dict:
+    """The whole glossary as plain data, entries in slug order."""
+    return {
+        "format": EXPORT_FORMAT,
+        "entries": [_entry(m, directory_urls) for m in sorted(models, key=lambda m: m.entry.slug)],
+    }
+
+
+def export_json(models: list[PageModel], directory_urls: bool = True) -> str:
+    """``export`` as stable, indented JSON text."""
+    return json.dumps(export(models, directory_urls), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _entry(model: PageModel, directory_urls: bool) -> dict:
+    entry = model.entry
+    meta = entry.meta
+    return {
+        "slug": entry.slug,
+        "title": meta.title,
+        "definition": " ".join(meta.summary.split()),
+        "url": page_url(entry.slug, directory_urls),
+        "status": "published" if model.verdict.publishable else "draft",
+        "tags": list(meta.tags),
+        "abbreviations": list(meta.abbreviations),
+        "related": [r.slug for r in model.related],
+        "author": meta.author if model.verdict.publishable else None,
+        "reviewer": meta.reviewer if model.verdict.publishable else None,
+        "reviewed_on": meta.reviewed_on.isoformat() if meta.reviewed_on else None,
+        "sources": [{"title": s.title, "url": s.url, "checked": s.checked.isoformat()} for s in meta.sources],
+        "results": [_device(d) for d in model.devices],
+    }
+
+
+def _device(view: DeviceView) -> dict:
+    return {
+        "device": view.key,
+        "gpu": view.gpu,
+        "status": view.status,
+        "provenance": view.provenance,
+        "imported_from": view.imported_from,
+        "stale": view.stale,
+        "captured_on": view.captured_on or None,
+        "statistic": view.method.get("statistic"),
+        "environment": view.environment,
+        "error": view.error,
+        "sizes": [_size(s) for s in view.sizes],
+    }
+
+
+def _size(size: SizeView) -> dict:
+    return {
+        "params": size.params,
+        "elements": size.elements,
+        "headline": size.headline,
+        "working_set_bytes": size.working_set_bytes,
+        "copy_floor_gbps": size.copy_floor_gbps,
+        "variants": [{
+            "name": r.name,
+            "label": r.label,
+            "ms": r.ms,
+            "bytes_per_elem": r.bytes_per_elem,
+            "gbps": round(r.gbps, 3),
+            "gflops": round(r.gflops, 3) if r.gflops is not None else None,
+            "counted_bytes_per_elem": r.counted_bytes_per_elem,
+            "fraction_of_floor": round(r.fraction_of_floor, 4) if r.fraction_of_floor is not None else None,
+            "samples": r.samples,
+        } for r in size.rows],
+        "ratios": [{"num": q.num, "den": q.den, "time_ratio": round(q.time_ratio, 4),
+                    "byte_ratio": round(q.byte_ratio, 4)} for q in size.ratios],
+    }

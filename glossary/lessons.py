@@ -1,0 +1,74 @@
+"""Lessons: course day numbers resolved to titles and URLs through one data file.
+
+The catalogue is ``data/lessons.yml`` beside ``mkdocs.yml`` (another path can
+be set with ``extra.glossary.lessons``).  It maps a day number to its title and,
+where the lesson is online, its URL::
+
+    48: {title: Kernel fusion, url: "https://example.org/course/day-48/"}
+
+An entry's lesson whose day is not in the catalogue keeps the entry's own title
+and has no link.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from glossary.model import Lesson
+
+DEFAULT_PATH = "data/lessons.yml"
+
+
+class LessonsError(ValueError):
+    """A malformed catalogue: the message names the file and the day."""
+
+
+@dataclass(frozen=True)
+class CatalogLesson:
+    title: str
+    url: str | None = None
+
+
+def load_catalog(path: Path) -> dict[int, CatalogLesson]:
+    """The catalogue at ``path``; empty when the file does not exist."""
+    if not path.is_file():
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as err:
+        raise LessonsError(f"{path}: not valid YAML: {err}") from None
+    if not isinstance(data, dict):
+        raise LessonsError(f"{path}: expected a mapping of day numbers to {{title, url}}")
+    catalog = {}
+    for day, item in data.items():
+        if not isinstance(day, int) or isinstance(day, bool):
+            raise LessonsError(f"{path}, day {day!r}: expected a day number")
+        if not isinstance(item, dict) or not isinstance(item.get("title"), str) or not item["title"].strip():
+            raise LessonsError(f"{path}, day {day}: expected {{title: ..., url: ...}} with a non-empty title")
+        unknown = set(item) - {"title", "url"}
+        if unknown:
+            raise LessonsError(f"{path}, day {day}: unknown key(s) {', '.join(sorted(unknown))}; "
+                               f"expected title and url")
+        url = item.get("url")
+        if url is not None and not (isinstance(url, str) and re.match(r"^https?://\S+$", url)):
+            raise LessonsError(f"{path}, day {day}, key 'url': expected an http(s) URL, found {url!r}")
+        catalog[day] = CatalogLesson(title=item["title"].strip(), url=url)
+    return catalog
+
+
+def resolve(lessons: list[Lesson], catalog: dict[int, CatalogLesson]) -> list[dict]:
+    """Plain values for the template: day, title, url (or None) and note, in the entry's order."""
+    out = []
+    for lesson in lessons:
+        known = catalog.get(lesson.day)
+        out.append({
+            "day": lesson.day,
+            "title": known.title if known else lesson.title,
+            "url": known.url if known else None,
+            "note": lesson.note,
+        })
+    return out

@@ -1,0 +1,141 @@
+"""Plots: one device's results as an SVG, drawn with matplotlib at build time.
+
+Pure: a ``DeviceView`` goes in, SVG bytes come out.  No pyplot (so no global
+backend or figure registry); the SVG canvas is used directly.  Output is
+deterministic: a fixed hash salt for element ids, no date in the metadata, and
+matplotlib's default style regardless of the local matplotlibrc.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+
+import matplotlib
+import matplotlib.style
+from matplotlib.backends.backend_svg import FigureCanvasSVG
+from matplotlib.figure import Figure
+from matplotlib.ticker import FixedLocator, NullLocator
+
+from glossary import figures
+from glossary.pages import DeviceView, SizeView
+
+HASH_SALT = "verified-cuda-glossary"
+FLOOR_COLOR = "#5f6368"
+L2_COLOR = "#b0006d"
+PALETTE = ("#1f6fb4", "#e07b00", "#2a9d3f", "#c62828", "#7b52ab", "#8c564b")
+
+
+def has_plot(view: DeviceView) -> bool:
+    """Whether the device has figures to draw."""
+    return view.status == "ok" and any(s.rows for s in view.sizes)
+
+
+def alt_text(view: DeviceView) -> str:
+    """What the plot shows, for the image's alt text."""
+    names = ", ".join(r.name for r in view.headline.rows) if view.headline else ""
+    text = f"GB/s of {names} on {view.gpu} against the copy floor"
+    if _sweep(view):
+        text += ", and GB/s across the size sweep"
+        if view.l2_bytes and _x_is_bytes(view):
+            text += " with the L2 size marked"
+    return text
+
+
+def device_svg(view: DeviceView) -> bytes:
+    """The plot of one device: GB/s per variant against the copy floor, plus the size sweep."""
+    if not has_plot(view):
+        raise ValueError(f"{view.gpu}: no successful measurement to plot")
+    sweep = _sweep(view)
+    with matplotlib.style.context("default"), matplotlib.rc_context({
+        "svg.hashsalt": HASH_SALT, "svg.fonttype": "path", "font.size": 10,
+        "axes.spines.top": False, "axes.spines.right": False,
+    }):
+        fig = Figure(figsize=(8.0, 3.0) if sweep else (5.6, 2.8), layout="constrained")
+        FigureCanvasSVG(fig)
+        fig.patch.set_alpha(0.0)
+        if sweep:
+            bars_ax, sweep_ax = fig.subplots(1, 2, width_ratios=(1, 1.25))
+            _draw_sweep(sweep_ax, view)
+        else:
+            bars_ax = fig.subplots()
+        _draw_bars(bars_ax, view.headline)
+        out = io.BytesIO()
+        fig.savefig(out, format="svg", metadata={"Date": None}, transparent=True)
+    return out.getvalue()
+
+
+def _sweep(view: DeviceView) -> bool:
+    return len([s for s in view.sizes if s.rows]) > 1
+
+
+def _x_is_bytes(view: DeviceView) -> bool:
+    return all(s.working_set_bytes for s in view.sizes)
+
+
+def _draw_bars(ax, size: SizeView) -> None:
+    rows = list(size.rows)
+    ys = list(range(len(rows)))[::-1]
+    colors = [PALETTE[i % len(PALETTE)] for i in range(len(rows))]
+    ax.barh(ys, [r.gbps for r in rows], color=colors, height=0.6)
+    top = max([r.gbps for r in rows] + [size.copy_floor_gbps or 0.0])
+    for y, r in zip(ys, rows):
+        # inside the bar's end where it fits, so the value never crosses the floor line
+        inside = r.gbps > 0.3 * top
+        ax.text(r.gbps, y, f" {figures.fmt_fixed(r.gbps, 1)} " if inside else f" {figures.fmt_fixed(r.gbps, 1)}",
+                va="center", ha="right" if inside else "left", fontsize=9,
+                color="white" if inside else "black")
+    if size.copy_floor_gbps:
+        ax.axvline(size.copy_floor_gbps, color=FLOOR_COLOR, linestyle="--", linewidth=1.2)
+        ax.text(size.copy_floor_gbps, len(rows) - 0.45,
+                f"copy floor {figures.fmt_fixed(size.copy_floor_gbps, 1)} GB/s ",
+                ha="right", va="bottom", fontsize=9, color=FLOOR_COLOR)
+    ax.set_yticks(ys, [r.name for r in rows])
+    ax.set_xlim(0, top * 1.22)
+    ax.set_ylim(-0.6, len(rows) - 0.05)
+    ax.set_xlabel("GB/s")
+    ax.set_title(f"GB/s at {figures.fmt_int(size.elements)} elements", fontsize=10, loc="left")
+
+
+def _draw_sweep(ax, view: DeviceView) -> None:
+    sizes = [s for s in view.sizes if s.rows]
+    by_bytes = _x_is_bytes(view)
+    xs = [float(s.working_set_bytes if by_bytes else s.elements) for s in sizes]
+    names = [r.name for r in sizes[0].rows]
+    for i, name in enumerate(names):
+        points = [(x, r.gbps) for x, s in zip(xs, sizes) for r in s.rows if r.name == name]
+        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=4,
+                color=PALETTE[i % len(PALETTE)], label=name)
+    floor = [(x, s.copy_floor_gbps) for x, s in zip(xs, sizes) if s.copy_floor_gbps]
+    if floor:
+        ax.plot([p[0] for p in floor], [p[1] for p in floor], linestyle="--", marker="s", markersize=3,
+                color=FLOOR_COLOR, label="copy floor")
+    ax.set_xscale("log", base=2)
+    if by_bytes and view.l2_bytes:
+        ax.axvline(view.l2_bytes, color=L2_COLOR, linestyle=":", linewidth=1.4,
+                   label=f"L2 {figures.fmt_bytes(view.l2_bytes)}")
+    ticks = _ticks(xs)
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xticks(ticks, [figures.fmt_bytes(t) if by_bytes else _count(t) for t in ticks])
+    ax.set_xlabel("working set" if by_bytes else "elements")
+    ax.set_ylabel("GB/s")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, axis="y", linewidth=0.5, alpha=0.5)
+    ax.legend(fontsize=9, frameon=False, loc="lower right")
+    ax.set_title("GB/s across the size sweep", fontsize=10, loc="left")
+
+
+def _ticks(xs: list[float]) -> list[float]:
+    """Powers of two spanning the data, at most six of them."""
+    lo, hi = math.floor(math.log2(min(xs))), math.ceil(math.log2(max(xs)))
+    step = max(1, math.ceil((hi - lo + 1) / 6))
+    return [2.0 ** e for e in range(lo, hi + 1, step)]
+
+
+def _count(value: float) -> str:
+    for unit, scale in (("G", 2**30), ("M", 2**20), ("K", 2**10)):
+        if value >= scale:
+            shown = value / scale
+            return f"{shown:.0f}{unit}" if shown == int(shown) else f"{shown:.1f}{unit}"
+    return f"{value:.0f}"

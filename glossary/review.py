@@ -1,0 +1,279 @@
+"""Review sign-off bound to content: the review fingerprint, stale reviews, signing.
+
+``glossary sign`` writes three front-matter keys: ``reviewer``,
+``reviewed_on`` and ``review_fingerprint``.  The fingerprint is compound, so a
+stale review can say *what* changed since it was signed::
+
+    v1:fm=<12 hex>,body=<12 hex>,kernels=<12 hex>,results=<12 hex>
+
+Each part is the first 12 hex digits of a SHA-256 over:
+
+fm        the front-matter as parsed data, minus the three review keys, as
+          canonical JSON (sorted keys, dates as YYYY-MM-DD): comments and
+          layout do not count, values do;
+body      the Markdown body, line endings normalised to LF, outer whitespace
+          stripped (what the page shows);
+kernels   every file the spec names (kernel sources and the reference), by
+          name, length and bytes;
+results   the recorded results the page displays, per device: status,
+          provenance, imported_from, fingerprint, environment, method, sizes
+          and error, as canonical JSON; ``last_failure`` is left out, so a
+          failed re-measurement that keeps the good figures does not void a
+          review.
+
+Everything here is a pure function of its arguments; the command line reads
+and writes files.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import yaml
+
+from glossary.gate import is_real_name, normalize_name
+from glossary.model import FRONT_MATTER_RE, Entry, EntryError, split_front_matter
+
+REVIEW_KEYS = ("reviewer", "reviewed_on", "review_fingerprint")
+FORMAT = "v1"
+PARTS = {"fm": "front-matter", "body": "body", "kernels": "kernel sources", "results": "recorded results"}
+DISPLAYED_RESULT_KEYS = ("status", "provenance", "imported_from", "fingerprint", "environment", "method",
+                         "sizes", "error")
+_FINGERPRINT_RE = re.compile(r"^(v\d+):" + ",".join(f"{p}=([0-9a-f]{{12}})" for p in PARTS) + "$")
+
+
+class ReviewError(Exception):
+    """Signing cannot go ahead; the message says why and what to do."""
+
+
+# -- the fingerprint --------------------------------------------------------------
+
+
+def _canonical(data: Any) -> bytes:
+    return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=True,
+                      default=_json_default).encode("utf-8")
+
+
+def _json_default(value: Any) -> str:
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    return str(value)
+
+
+def _part(name: str, data: bytes) -> str:
+    return hashlib.sha256(name.encode() + b"\0" + data).hexdigest()[:12]
+
+
+def displayed_results(results: dict[str, dict]) -> dict[str, dict]:
+    """What of each device's recorded results a page displays (no ``last_failure``)."""
+    return {key: {k: result.get(k) for k in DISPLAYED_RESULT_KEYS} for key, result in results.items()}
+
+
+def compute_review_fingerprint(entry: Entry, results: dict[str, dict]) -> str:
+    """The compound fingerprint of what a reviewer of ``entry`` sees, with these recorded results."""
+    front = {k: v for k, v in entry.raw_meta.items() if k not in REVIEW_KEYS}
+    body = entry.body.replace("\r\n", "\n").strip().encode("utf-8")
+    kernels = b"".join(f"{name}\0{len(data)}\0".encode() + data for name, data in sorted(entry.kernel_files.items()))
+    parts = {
+        "fm": _part("fm", _canonical(front)),
+        "body": _part("body", body),
+        "kernels": _part("kernels", kernels),
+        "results": _part("results", _canonical(displayed_results(results))),
+    }
+    return f"{FORMAT}:" + ",".join(f"{k}={v}" for k, v in parts.items())
+
+
+def parse_fingerprint(text: str | None) -> tuple[str, dict[str, str]] | None:
+    """(format, {part: hex}) of a compound fingerprint; None when it is not one."""
+    match = _FINGERPRINT_RE.match((text or "").strip())
+    if not match:
+        return None
+    return match.group(1), dict(zip(PARTS, match.groups()[1:]))
+
+
+def short_fingerprint(fingerprint: str) -> str:
+    """12 hex digits that stand for a whole compound fingerprint (shown in the byline)."""
+    return hashlib.sha256(fingerprint.strip().encode("utf-8")).hexdigest()[:12]
+
+
+def diff_review(old: str, new: str) -> list[str]:
+    """What changed between the signed fingerprint ``old`` and the current ``new``, in words."""
+    before, after = parse_fingerprint(old), parse_fingerprint(new)
+    if after is None:
+        raise ValueError(f"not a review fingerprint: {new!r}")
+    if before is None:
+        return [f"review fingerprint (it is not one `glossary sign` writes: {old!r})"]
+    if before[0] != after[0]:
+        return [f"fingerprint format ({before[0]}, now {after[0]})"]
+    return [PARTS[p] for p in PARTS if before[1][p] != after[1][p]]
+
+
+# -- the state of an entry's review -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Review:
+    """Where an entry's review stands against its content now."""
+
+    status: Literal["none", "unsigned", "current", "stale"]
+    reviewer: str | None
+    reviewed_on: dt.date | None
+    fingerprint: str | None  # as signed
+    current: str  # as computed now
+    changed: tuple[str, ...] = ()
+
+    @property
+    def refusals(self) -> tuple[str, ...]:
+        """Reasons for the gate: a stale review refuses the entry."""
+        if self.status != "stale":
+            return ()
+        when = self.reviewed_on.isoformat() if self.reviewed_on else "an unrecorded date"
+        return (f"review is stale: the {_join(self.changed)} changed since {self.reviewer} reviewed it "
+                f"on {when}; a reviewer must read it again and run `glossary sign` to re-sign",)
+
+    @property
+    def warning(self) -> str | None:
+        """A hand-written reviewer: accepted, with this warning."""
+        if self.status != "unsigned":
+            return None
+        return (f"reviewer {self.reviewer} has not signed with `glossary sign`; "
+                f"the review is not bound to the content")
+
+    @property
+    def short(self) -> str | None:
+        return short_fingerprint(self.fingerprint) if self.fingerprint else None
+
+
+def review_of(entry: Entry, results: dict[str, dict]) -> Review:
+    """Compare the entry's signed review fingerprint with its content and results now."""
+    meta = entry.meta
+    current = compute_review_fingerprint(entry, results)
+    common = dict(reviewer=meta.reviewer, reviewed_on=meta.reviewed_on, fingerprint=meta.review_fingerprint,
+                  current=current)
+    if not is_real_name(meta.reviewer):
+        return Review(status="none", **common)
+    if not (meta.review_fingerprint or "").strip():
+        return Review(status="unsigned", **common)
+    changed = tuple(diff_review(meta.review_fingerprint, current))
+    return Review(status="stale" if changed else "current", changed=changed, **common)
+
+
+def _join(items: tuple[str, ...] | list[str]) -> str:
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+# -- signing ----------------------------------------------------------------------
+
+
+def signer_problem(entry: Entry, name: str) -> str | None:
+    """Why ``name`` may not sign ``entry`` (None when they may)."""
+    if not is_real_name(name):
+        return f"{name!r} is not a name; sign with the reviewer's real name, e.g. --as \"Firstname Lastname\""
+    if not is_real_name(entry.meta.author):
+        return (f"{entry.path}: the entry has no named author yet (author is {entry.meta.author!r}); "
+                f"the author puts their name in `author:` before anyone reviews")
+    if normalize_name(name) == normalize_name(entry.meta.author):
+        return f"{name!r} is the author of {entry.path.name}; a different person must review and sign"
+    return None
+
+
+def sign_text(text: str, name: str, date: dt.date, fingerprint: str) -> str:
+    """The entry ``text`` with reviewer, reviewed_on and review_fingerprint set.
+
+    Only those keys' values change (or their lines are added); every other
+    byte, comments included, stays.  The result is re-parsed to prove it.
+    """
+    name = " ".join(name.split())
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    rest = text[len(bom):]
+    match = FRONT_MATTER_RE.match(rest)
+    if not match:
+        raise ReviewError("expected YAML front-matter between '---' lines at the top of the file")
+    front, start = match.group(1), match.start(1)
+    values = {"reviewer": yaml_scalar(name), "reviewed_on": date.isoformat(),
+              "review_fingerprint": json.dumps(fingerprint)}
+    edited = _set_keys(front, values)
+    new = bom + rest[:start] + edited + rest[match.end(1):]
+    _verify(text, new, name, date, fingerprint)
+    return new
+
+
+def yaml_scalar(value: str) -> str:
+    """``value`` as a YAML scalar: plain where that reads back as the same text, else double-quoted."""
+    plain_ok = "#" not in value and ": " not in value and not value.endswith(":")
+    if plain_ok:
+        try:
+            plain_ok = yaml.safe_load(f"k: {value}\n") == {"k": value}
+        except yaml.YAMLError:
+            plain_ok = False
+    return value if plain_ok else json.dumps(value, ensure_ascii=False)
+
+
+def _set_keys(front: str, values: dict[str, str]) -> str:
+    try:
+        root = yaml.compose(front, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as err:
+        raise ReviewError(f"front-matter is not valid YAML: {err}") from None
+    if not isinstance(root, yaml.MappingNode) or root.flow_style:
+        raise ReviewError("expected the front-matter to be a block mapping of keys to values")
+    newline = "\r\n" if "\r\n" in front else "\n"
+    nodes = {k.value: (k, v) for k, v in root.value if isinstance(k, yaml.ScalarNode) and k.value in values}
+    # (start, end, order, replacement) in ``front``; at one index, a changed value (order 0)
+    # stays before added lines (order 1 + their place in REVIEW_KEYS)
+    edits: list[tuple[int, int, int, str]] = []
+    for key, text in values.items():
+        if key in nodes:
+            value_node = nodes[key][1]
+            a, b = value_node.start_mark.index, value_node.end_mark.index
+            span = front[a:b]
+            tail = span[len(span.rstrip("\r\n")):]
+            lead = "" if a > 0 and front[a - 1] in " \t" else " "
+            edits.append((a, b, 0, lead + text + tail))
+    for i, key in enumerate(REVIEW_KEYS):
+        if key not in values or key in nodes:
+            continue
+        before = [k for k in REVIEW_KEYS[:i] if k in nodes]
+        after = [k for k in REVIEW_KEYS[i + 1:] if k in nodes]
+        column = root.value[0][0].start_mark.column if root.value else 0
+        line = " " * column + f"{key}: {values[key]}"
+        if before:
+            at = _line_end(front, nodes[before[-1]][1].end_mark.index)
+            edits.append((at, at, 1 + i, line + newline if front[at - 1:at] == "\n" else newline + line))
+        elif after:
+            at = nodes[after[0]][0].start_mark.index - nodes[after[0]][0].start_mark.column
+            edits.append((at, at, 1 + i, line + newline))
+        else:
+            edits.append((len(front), len(front), 1 + i, ("" if front.endswith("\n") else newline) + line))
+    for a, b, _, replacement in sorted(edits, reverse=True):
+        front = front[:a] + replacement + front[b:]
+    return front
+
+
+def _line_end(text: str, index: int) -> int:
+    """The index just past the end of the line holding ``index`` (a value that ends at a line start stays)."""
+    if index > 0 and text[index - 1] == "\n":
+        return index
+    cut = text.find("\n", index)
+    return len(text) if cut < 0 else cut + 1
+
+
+def _verify(old: str, new: str, name: str, date: dt.date, fingerprint: str) -> None:
+    try:
+        before, body_before = split_front_matter(old, "entry")
+        after, body_after = split_front_matter(new, "entry")
+    except EntryError as err:
+        raise ReviewError(f"could not edit the front-matter safely ({err.message}); "
+                          f"set reviewer, reviewed_on and review_fingerprint by hand") from None
+    expected = {k: v for k, v in before.items() if k not in REVIEW_KEYS}
+    expected.update(reviewer=name, reviewed_on=date, review_fingerprint=fingerprint)
+    if after != expected or body_after != body_before:
+        raise ReviewError("could not edit the front-matter safely (re-reading it gave other values); "
+                          "set reviewer, reviewed_on and review_fingerprint by hand")

@@ -1,0 +1,60 @@
+"""Tags: one generated page per tag of the shown entries, and a page listing the tags.
+
+Tag pages are generated, never written into ``entries/``, from the entries the
+build shows; a tag that only refused entries carry gets no page.
+"""
+
+from __future__ import annotations
+
+import re
+
+from jinja2.sandbox import SandboxedEnvironment
+
+from glossary.pages import PageModel
+
+TAGS_DIR = "tags"
+
+
+def tag_slug(tag: str) -> str:
+    """'Memory bound' -> 'memory-bound'."""
+    return re.sub(r"[^a-z0-9]+", "-", tag.casefold()).strip("-") or "tag"
+
+
+def tag_path(tag: str) -> str:
+    """Docs-relative path of a tag's page."""
+    return f"{TAGS_DIR}/{tag_slug(tag)}.md"
+
+
+def by_tag(models: list[PageModel]) -> dict[str, list[PageModel]]:
+    """Tag -> the entries carrying it (A-Z), tags A-Z; spellings that share a slug merge."""
+    groups: dict[str, tuple[str, list[PageModel]]] = {}
+    for model in models:
+        for tag in model.entry.meta.tags:
+            name, members = groups.setdefault(tag_slug(tag), (tag, []))
+            if model not in members:
+                members.append(model)
+    out = {}
+    for _, (name, members) in sorted(groups.items()):
+        out[name] = sorted(members, key=lambda m: m.entry.title.casefold())
+    return out
+
+
+def index_rows(models: list[PageModel]) -> list[dict]:
+    """Plain values for a list of tags: name, page path, entry count."""
+    return [{"name": tag, "path": tag_path(tag), "count": len(members)}
+            for tag, members in by_tag(models).items()]
+
+
+def pages(env: SandboxedEnvironment, models: list[PageModel]) -> dict[str, str]:
+    """Docs-relative path -> Markdown of every tag page and of tags/index.md."""
+    groups = by_tag(models)
+    if not groups:
+        return {}
+    out = {f"{TAGS_DIR}/index.md": env.get_template("tags.md.j2").render(tag=None, tags=index_rows(models),
+                                                                            entries=[])}
+    for tag, members in groups.items():
+        entries = [{"slug": m.entry.slug, "title": m.entry.title,
+                    "summary": " ".join(m.entry.meta.summary.split()),
+                    "draft": not m.verdict.publishable} for m in members]
+        out[tag_path(tag)] = env.get_template("tags.md.j2").render(tag=tag, tags=[], entries=entries)
+    return out

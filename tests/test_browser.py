@@ -1,0 +1,151 @@
+"""The built site in a real browser: headless Chromium driven by Playwright.
+
+Skipped, with the reason, only where Chromium or Playwright is missing; CI
+installs both (.ci/run), so there these tests run.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import re
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from site_fixture import REFUSED_WORDS, build_fixture_site
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+try:
+    from playwright.sync_api import expect, sync_playwright
+except ImportError:  # pragma: no cover - depends on the machine
+    pytest.skip("playwright is not installed (pip install -e '.[test]')", allow_module_level=True)
+if not CHROMIUM.exists() and not shutil.which("chromium"):  # pragma: no cover
+    pytest.skip("chromium is not installed (apt-get install chromium)", allow_module_level=True)
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - the base class's name
+        pass
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory):
+    """The fixture site, built once and served on localhost."""
+    site = build_fixture_site(tmp_path_factory.mktemp("browser"))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    executable = str(CHROMIUM) if CHROMIUM.exists() else shutil.which("chromium")
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    # Nothing outside localhost: fonts and the like fail fast instead of hanging.
+    context.route(re.compile(r"^https?://(?!127\.0\.0\.1)"), lambda route: route.abort())
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()
+
+
+def _search(page, base_url: str, query: str):
+    page.goto(base_url)
+    box = page.locator("input.md-search__input")
+    box.click()
+    meta = page.locator(".md-search-result__meta")
+    expect(meta).not_to_have_text(re.compile(r"Initializing", re.I))
+    box.press_sequentially(query, delay=30)
+    expect(meta).not_to_have_text(re.compile(r"Initializing|Type to start", re.I))
+    return meta
+
+
+def test_entry_page_renders_table_and_plot(page, base_url):
+    page.goto(base_url + "stream-triad/")
+    tab = page.locator(".tabbed-block").first
+    table = tab.locator("table").first
+    expect(table).to_be_visible()
+    expect(table.locator("th").last).to_have_text("GB/s")
+    expect(table).to_contain_text("plain copy")
+    number = table.locator("tbody tr").first.locator("td").nth(1)
+    assert number.evaluate("e => getComputedStyle(e).textAlign") == "right"
+    plot = tab.locator("img.glossary-plot")
+    plot.scroll_into_view_if_needed()
+    expect(plot).to_be_visible()
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=plot.element_handle())
+    assert plot.get_attribute("src").endswith("plots/fixture-gpu-a.svg")
+    assert "copy floor" in plot.get_attribute("alt")
+    sweep = tab.locator("table").nth(1)
+    expect(sweep.locator("th").first).to_have_text("elements")
+    expect(sweep.locator("tbody tr")).to_have_count(2)
+
+
+def test_tabs_switch_between_devices(page, base_url):
+    page.goto(base_url + "stream-triad/")
+    labels = page.locator(".tabbed-labels > label")
+    expect(labels).to_have_count(2)
+    blocks = page.locator(".tabbed-block")
+    expect(blocks.nth(0)).to_be_visible()
+    expect(blocks.nth(1)).to_be_hidden()
+    labels.nth(1).click()
+    expect(blocks.nth(1)).to_be_visible()
+    expect(blocks.nth(1)).to_contain_text("Fixture GPU B")
+    expect(blocks.nth(0)).to_be_hidden()
+    plot = blocks.nth(1).locator("img.glossary-plot")
+    plot.scroll_into_view_if_needed()
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=plot.element_handle())
+
+
+def test_search_finds_a_published_term(page, base_url):
+    meta = _search(page, base_url, "occupancy")
+    expect(meta).to_contain_text(re.compile(r"\d+ matching document", re.I))
+    results = page.locator(".md-search-result__item")
+    expect(results.first).to_contain_text("Occupancy")
+
+
+def test_refused_entry_is_found_nowhere(page, base_url):
+    meta = _search(page, base_url, "zeppelins")
+    expect(meta).to_have_text(re.compile(r"No matching documents", re.I))
+    expect(page.locator(".md-search-result__item")).to_have_count(0)
+    assert page.request.get(base_url + "bank-conflict/").status == 404
+    for path in ("search/search_index.json", "glossary.json", "sitemap.xml"):
+        body = page.request.get(base_url + path).text()
+        assert "bank-conflict" not in body and "zeppelin" not in body.lower(), path
+    index = page.request.get(base_url + "search/search_index.json").json()
+    locations = sorted({doc["location"].split("#")[0] for doc in index["docs"]})
+    assert "occupancy/" in locations and "stream-triad/" in locations and "tags/" in locations
+    for location in locations:
+        page.goto(base_url + location)
+        text = page.locator("body").inner_text()
+        html = page.content()
+        assert REFUSED_WORDS not in text and "zeppelin" not in html.lower(), location
+        assert "bank-conflict" not in html and "refused-only-tag" not in html, location
+
+
+def test_tooltip_shows_definition_on_hover(page, base_url):
+    page.goto(base_url + "occupancy/")
+    term = page.locator("article abbr", has_text="stream triad").first
+    term.hover()
+    tooltip = page.locator(".md-tooltip2--active")
+    expect(tooltip).to_be_visible()
+    expect(tooltip).to_contain_text("the usual yardstick of memory bandwidth")
+    assert page.locator("article abbr", has_text=re.compile("bank conflict", re.I)).count() == 0
