@@ -81,3 +81,42 @@ def _evaluate(claim: Claim, spec: MeasureSpec, device: DeviceView, size: SizeVie
         return verdict("n/a", "no copy floor recorded at this size")
     return verdict("holds" if row.fraction_of_floor >= claim.at_least else "fails",
                    f"{row.gbps:.1f} GB/s is {row.fraction_of_floor:.0%} of the {size.copy_floor_gbps:.1f} GB/s floor")
+
+
+@dataclass(frozen=True)
+class ClaimSummary:
+    """One claim on one device, over all its sizes: the row the page shows."""
+
+    statement: str
+    status: str  # "fails" if any size fails, else "holds" if any holds, else "n/a"
+    evaluated: tuple[ClaimVerdict, ...]
+    skipped: tuple[ClaimVerdict, ...]
+
+    @property
+    def skipped_note(self) -> str:
+        if not self.skipped:
+            return ""
+        reasons = sorted({"working set under " + v.numbers.split(" is under ")[-1] if " is under " in v.numbers
+                          else v.numbers for v in self.skipped})
+        return f"{len(self.skipped)} size(s) not evaluated: " + "; ".join(reasons)
+
+
+def summarize(verdicts: list[ClaimVerdict]) -> list[ClaimSummary]:
+    """Group one device's verdicts by claim, keeping the spec's order."""
+    groups: dict[int, list[ClaimVerdict]] = {}
+    order: list[int] = []
+    for v in verdicts:
+        key = id(v.claim)
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append(v)
+    out = []
+    for key in order:
+        group = groups[key]
+        evaluated = tuple(v for v in group if v.status != "n/a")
+        status = ("fails" if any(v.failed for v in evaluated)
+                  else "holds" if evaluated else "n/a")
+        out.append(ClaimSummary(group[0].statement, status, evaluated,
+                                tuple(v for v in group if v.status == "n/a")))
+    return out

@@ -36,7 +36,8 @@ def alt_text(view: DeviceView) -> str:
     names = ", ".join(r.name for r in view.headline.rows) if view.headline else ""
     text = f"GB/s of {names} on {view.gpu} against the copy floor"
     if _sweep(view):
-        text += ", and GB/s across the size sweep"
+        text += ", and GB/s" + (" and speedup" if any(s.ratios for s in view.sizes) else "")
+        text += " across the size sweep"
         if view.l2_bytes and _x_is_bytes(view):
             text += " with the L2 size marked"
     return text
@@ -51,10 +52,16 @@ def device_svg(view: DeviceView) -> bytes:
         "svg.hashsalt": HASH_SALT, "svg.fonttype": "path", "font.size": 10,
         "axes.spines.top": False, "axes.spines.right": False,
     }):
-        fig = Figure(figsize=(8.0, 3.0) if sweep else (5.6, 2.8), layout="constrained")
+        ratios = sweep and any(s.ratios for s in view.sizes)
+        size = (11.5, 3.2) if ratios else (8.0, 3.0) if sweep else (5.6, 2.8)
+        fig = Figure(figsize=size, layout="constrained")
         FigureCanvasSVG(fig)
         fig.patch.set_alpha(0.0)
-        if sweep:
+        if ratios:
+            bars_ax, sweep_ax, ratio_ax = fig.subplots(1, 3, width_ratios=(1, 1.2, 1.1))
+            _draw_sweep(sweep_ax, view)
+            _draw_ratios(ratio_ax, view)
+        elif sweep:
             bars_ax, sweep_ax = fig.subplots(1, 2, width_ratios=(1, 1.25))
             _draw_sweep(sweep_ax, view)
         else:
@@ -124,6 +131,34 @@ def _draw_sweep(ax, view: DeviceView) -> None:
     ax.grid(True, axis="y", linewidth=0.5, alpha=0.5)
     ax.legend(fontsize=9, frameon=False, loc="lower right")
     ax.set_title("GB/s across the size sweep", fontsize=10, loc="left")
+
+
+def _draw_ratios(ax, view: DeviceView) -> None:
+    """Each time ratio across the sweep, its byte ratio as a dashed line, the L2 marked."""
+    sizes = [s for s in view.sizes if s.ratios]
+    by_bytes = _x_is_bytes(view)
+    xs = [float(s.working_set_bytes if by_bytes else s.elements) for s in sizes]
+    labels = [f"{q.num} / {q.den}" for q in sizes[0].ratios]
+    for i, label in enumerate(labels):
+        color = PALETTE[i % len(PALETTE)]
+        points = [(x, q.time_ratio, q.byte_ratio) for x, s in zip(xs, sizes) for q in s.ratios
+                  if f"{q.num} / {q.den}" == label]
+        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=4, color=color, label=label)
+        ax.axhline(points[0][2], color=color, linestyle="--", linewidth=0.9, alpha=0.7)
+    ax.set_xscale("log", base=2)
+    if by_bytes and view.l2_bytes:
+        ax.axvline(view.l2_bytes, color=L2_COLOR, linestyle=":", linewidth=1.4,
+                   label=f"L2 {figures.fmt_bytes(view.l2_bytes)}")
+    ticks = _ticks(xs)
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xticks(ticks, [figures.fmt_bytes(t) if by_bytes else _count(t) for t in ticks])
+    ax.set_xlabel("working set" if by_bytes else "elements")
+    ax.set_ylabel("time ratio (dashed: byte ratio)")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, axis="y", linewidth=0.5, alpha=0.5)
+    ax.legend(fontsize=9, frameon=False, loc="lower right")
+    ax.set_title("Speedup across the size sweep", fontsize=10, loc="left")
 
 
 def _ticks(xs: list[float]) -> list[float]:

@@ -15,7 +15,7 @@ from typing import Any
 import jinja2
 from jinja2.sandbox import SandboxedEnvironment
 
-from glossary import figures, tags
+from glossary import claims, figures, tags
 from glossary.gate import is_real_name
 from glossary.review import short_fingerprint
 from glossary.pages import PageModel
@@ -92,12 +92,12 @@ def entry_context(model: PageModel) -> dict:
     }
 
 
-def _claims_by_device(model: PageModel) -> dict[str, list]:
+def _claims_by_device(model: PageModel) -> dict[str, list[claims.ClaimSummary]]:
     keys = {d.gpu: d.key for d in model.devices}
-    out: dict[str, list] = {}
+    by_device: dict[str, list] = {}
     for verdict in model.claims:
-        out.setdefault(keys.get(verdict.device, verdict.device), []).append(verdict)
-    return out
+        by_device.setdefault(keys.get(verdict.device, verdict.device), []).append(verdict)
+    return {key: claims.summarize(verdicts) for key, verdicts in by_device.items()}
 
 
 def render_entry(env: SandboxedEnvironment, model: PageModel, hidden: set[str] = frozenset(),
@@ -136,11 +136,15 @@ def render_index(env: SandboxedEnvironment, models: list[PageModel]) -> str:
 
 
 def _tidy(text: str) -> str:
-    """Collapse runs of blank lines that template control flow leaves behind."""
+    """Collapse runs of blank lines that template control flow leaves behind (not inside code fences)."""
     out = []
     blank = 0
+    fence = None
     for line in text.splitlines():
-        blank = blank + 1 if not line.strip() else 0
+        marker = line.lstrip()[:3]
+        if marker in ("```", "~~~"):
+            fence = None if fence == marker else (fence or marker)
+        blank = blank + 1 if not line.strip() and fence is None else 0
         if blank <= 1:
             out.append(line)
     return "\n".join(out).strip() + "\n"

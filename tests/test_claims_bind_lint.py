@@ -105,3 +105,19 @@ def test_build_warns_for_unbound_figures(tmp_path, caplog):
     with caplog.at_level(logging.WARNING):
         build.load()
     assert any("900 GB/s" in r.message for r in caplog.records)
+
+
+def test_summaries_group_sizes_and_fail_if_any_size_fails():
+    entry, devices = t4()
+    spec = with_claims(entry.meta.measure,
+                       Claim(kind="counter_bytes_match", variant="fused", tolerance=0.05),
+                       Claim(kind="counter_bytes_match", variant="staged", tolerance=0.15))
+    failing, unknown = claims.summarize(claims.evaluate(spec, devices[0]))
+    assert failing.status == "fails" and len(failing.evaluated) == 1
+    assert unknown.status == "n/a" and unknown.skipped_note == "1 size(s) not evaluated: no DRAM counter data at this size"
+
+
+def test_tidy_keeps_blank_lines_inside_code():
+    from glossary.render import _tidy
+
+    assert _tidy("a\n\n\n\nb\n```\nx\n\n\ny\n```\n") == "a\n\nb\n```\nx\n\n\ny\n```\n"
