@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from glossary import bind, claims, gate, lint, pages, render, review
+from glossary import bind, claims, findings, gate, lint, pages, render, review
 from glossary import features, lessons, tooltips
 from glossary.model import Entry, EntryError, load_entries
 from measure import store
@@ -130,22 +130,9 @@ class GlossaryBuild:
             if not self.shown(slug):
                 continue
             entry = model.entry
-            if entry.meta.measure is not None and not any(d.status == "ok" for d in model.devices):
-                self.log.warning("%s: has a measurement spec but no recorded results; "
-                                 "run the build on the verification node", _rel(entry.path))
-            for problem in model.figure_problems:
-                self.log.warning("%s: a bound figure has no data: %s", _rel(entry.path), problem)
-            for verdict in model.claims:
-                if verdict.failed:
-                    self.log.warning("%s: claim fails on %s at %s elements: %s: %s", _rel(entry.path),
-                                     verdict.device, f"{verdict.elements:,}", verdict.statement, verdict.numbers)
-            for d in model.devices:
-                if d.stale:
-                    self.log.warning("%s: results for %s (captured %s) are stale: the spec, kernels or harness "
-                                     "changed since; re-measure on the verification node",
-                                     _rel(entry.path), d.gpu, d.captured_on)
-                if d.status != "ok":
-                    self.log.warning("%s: the measurement on %s failed: %s", _rel(entry.path), d.gpu, d.error)
+            for _, message in findings.measurement_findings(entry, model.devices, model.figure_problems,
+                                                            model.claims):
+                self.log.warning("%s: %s", _rel(entry.path), message)
 
     # -- files -----------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from glossary import bind, gate, pages, review
+from glossary import bind, claims, findings, gate, pages, review
 from glossary.model import Entry, EntryError, parse_entry
 from measure import store
 
@@ -181,23 +181,15 @@ def _check_results_and_review(report: EntryReport) -> None:
     spec = entry.meta.measure
     _, no_data = bind.render_body(entry.body, tuple(report.devices),
                                   {v.name: v.bytes_per_elem for v in spec.variants} if spec else {})
-    report.problems += [Problem("figures", "warning", f"a bound figure has no data: {why}") for why in no_data]
     report.review = review.review_of(entry, report.results)
     verdict = gate.judge(entry.meta.author, entry.meta.reviewer)
     report.problems += [Problem("gate", "error", reason) for reason in verdict.reasons]
     report.problems += [Problem("review", "error", reason) for reason in report.review.refusals]
     if report.review.warning and verdict.publishable:
         report.problems.append(Problem("review", "warning", report.review.warning))
-    if report.unmeasured:
-        report.problems.append(Problem("results", "warning", "has a measurement spec but no recorded results; "
-                                                             "run `glossary measure` on the verification node"))
-    for d in report.devices:
-        if d.stale:
-            report.problems.append(Problem("results", "warning", f"results for {d.gpu} (captured {d.captured_on}) "
-                                           f"are stale: the spec, kernels or harness changed since; "
-                                           f"re-measure on the verification node"))
-        if d.status != "ok":
-            report.problems.append(Problem("results", "warning", f"the measurement on {d.gpu} failed: {d.error}"))
+    verdicts = [v for d in report.devices for v in claims.evaluate(spec, d)] if spec else []
+    report.problems += [Problem(area, "warning", message) for area, message
+                        in findings.measurement_findings(entry, report.devices, no_data, verdicts)]
 
 
 def _check_figures(report: EntryReport, unbound_figures) -> None:

@@ -117,15 +117,7 @@ def _draw_sweep(ax, view: DeviceView) -> None:
     if floor:
         ax.plot([p[0] for p in floor], [p[1] for p in floor], linestyle="--", marker="s", markersize=3,
                 color=FLOOR_COLOR, label="copy floor")
-    ax.set_xscale("log", base=2)
-    if by_bytes and view.l2_bytes:
-        ax.axvline(view.l2_bytes, color=L2_COLOR, linestyle=":", linewidth=1.4,
-                   label=f"L2 {figures.fmt_bytes(view.l2_bytes)}")
-    ticks = _ticks(xs)
-    ax.xaxis.set_major_locator(FixedLocator(ticks))
-    ax.xaxis.set_minor_locator(NullLocator())
-    ax.set_xticks(ticks, [figures.fmt_bytes(t) if by_bytes else _count(t) for t in ticks])
-    ax.set_xlabel("working set" if by_bytes else "elements")
+    _size_axis(ax, view, xs, by_bytes)
     ax.set_ylabel("GB/s")
     ax.set_ylim(bottom=0)
     ax.grid(True, axis="y", linewidth=0.5, alpha=0.5)
@@ -145,6 +137,16 @@ def _draw_ratios(ax, view: DeviceView) -> None:
                   if f"{q.num} / {q.den}" == label]
         ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=4, color=color, label=label)
         ax.axhline(points[0][2], color=color, linestyle="--", linewidth=0.9, alpha=0.7)
+    _size_axis(ax, view, xs, by_bytes)
+    ax.set_ylabel("time ratio (dashed: byte ratio)")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, axis="y", linewidth=0.5, alpha=0.5)
+    ax.legend(fontsize=9, frameon=False, loc="lower right")
+    ax.set_title("Speedup across the size sweep", fontsize=10, loc="left")
+
+
+def _size_axis(ax, view: DeviceView, xs: list[float], by_bytes: bool) -> None:
+    """A log2 size axis (working set or elements), with the L2 size marked where known."""
     ax.set_xscale("log", base=2)
     if by_bytes and view.l2_bytes:
         ax.axvline(view.l2_bytes, color=L2_COLOR, linestyle=":", linewidth=1.4,
@@ -154,11 +156,6 @@ def _draw_ratios(ax, view: DeviceView) -> None:
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xticks(ticks, [figures.fmt_bytes(t) if by_bytes else _count(t) for t in ticks])
     ax.set_xlabel("working set" if by_bytes else "elements")
-    ax.set_ylabel("time ratio (dashed: byte ratio)")
-    ax.set_ylim(bottom=0)
-    ax.grid(True, axis="y", linewidth=0.5, alpha=0.5)
-    ax.legend(fontsize=9, frameon=False, loc="lower right")
-    ax.set_title("Speedup across the size sweep", fontsize=10, loc="left")
 
 
 def _ticks(xs: list[float]) -> list[float]:

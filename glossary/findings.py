@@ -1,0 +1,29 @@
+"""What the recorded results say about an entry, in sentences: one list for the build's
+WARNINGs and for `glossary check`, so the two never disagree."""
+
+from __future__ import annotations
+
+from glossary.claims import ClaimVerdict
+from glossary.model import Entry
+from glossary.pages import DeviceView
+
+
+def measurement_findings(entry: Entry, devices: tuple[DeviceView, ...] | list[DeviceView],
+                         figure_problems: tuple[str, ...] | list[str],
+                         claim_verdicts: tuple[ClaimVerdict, ...] | list[ClaimVerdict]) -> list[tuple[str, str]]:
+    """(area, message) for every warning the results raise: missing, stale or failed
+    measurements, bound figures without data, and claims that fail."""
+    out = []
+    if entry.meta.measure is not None and not any(d.status == "ok" for d in devices):
+        out.append(("results", "has a measurement spec but no recorded results; measure it on the "
+                               "verification node (mkdocs build there, or glossary measure)"))
+    for d in devices:
+        if d.stale:
+            out.append(("results", f"results for {d.gpu} (captured {d.captured_on}) are stale: the spec, kernels "
+                                   f"or harness changed since; re-measure on the verification node"))
+        if d.status != "ok":
+            out.append(("results", f"the measurement on {d.gpu} failed: {d.error}"))
+    out += [("figures", f"a bound figure has no data: {why}") for why in figure_problems]
+    out += [("claims", f"claim fails on {v.device} at {v.elements:,} elements: {v.statement}: {v.numbers}")
+            for v in claim_verdicts if v.failed]
+    return out
