@@ -9,7 +9,7 @@ renders with its unit and a tooltip saying where it was measured.
                                      else the first imported) at its headline size
     fig.on("tesla-t4")               another device;  .at(n=16777216): another size
     fig.ms(v)  fig.gbps(v)  fig.speedup(a, b)  fig.byte_ratio(a, b)  fig.bytes(v)
-    fig.counted(v)  fig.floor()  fig.of_floor(v)  fig.elements()  fig.gpu()
+    fig.counted(v)  fig.dram(v)  fig.floor()  fig.of_floor(v)  fig.elements()  fig.gpu()
     fig.l2()   fig.launch_us(v)
 
 A figure that has no data (a device never measured, a size not swept) renders
@@ -136,6 +136,13 @@ class Figures:
         if row.counted_bytes_per_elem is None:
             raise NoResult(f"no DRAM counter data for {variant!r}")
         return self._figure(f"{row.counted_bytes_per_elem:.1f} B/elem", device, size)
+
+    def dram(self, variant: str) -> Figure:
+        """DRAM bytes per element with the caches as the timed runs had them (ncu, unflushed pass)."""
+        device, size, row = self._row(variant)
+        if row.dram_as_timed is None:
+            raise NoResult(f"no unflushed DRAM counter data for {variant!r}")
+        return self._figure(f"{row.dram_as_timed:.1f} B/elem", device, size)
 
     def elements(self) -> Figure:
         device, size = self._size()

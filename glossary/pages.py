@@ -55,10 +55,11 @@ class VariantRow:
     bytes_per_elem: float
     gbps: float
     gflops: float | None
-    counted_bytes_per_elem: float | None
+    counted_bytes_per_elem: float | None  # DRAM counters, caches flushed before every kernel
     fraction_of_floor: float | None
     samples: int | None
     spread: str | None  # "min–max" of the samples, where there are samples
+    dram_as_timed: float | None = None  # DRAM counters with the caches as the timed runs had them
 
 
 @dataclass(frozen=True)
@@ -150,6 +151,7 @@ def _device_view(entry: Entry, key: str, result: dict, current: str | None) -> D
                 gbps=rate,
                 gflops=figures.gflops(flops, elements, ms) if flops else None,
                 counted_bytes_per_elem=counted_bytes(var),
+                dram_as_timed=counted_bytes(var, "unflushed"),
                 fraction_of_floor=rate / floor if floor else None,
                 samples=len(samples) if samples else None,
                 spread=(f"{figures.fmt_ms(min(samples))}–{figures.fmt_ms(max(samples))}" if samples else None),
@@ -173,11 +175,10 @@ def _device_view(entry: Entry, key: str, result: dict, current: str | None) -> D
         l2_bytes=env.get("l2_bytes"))
 
 
-def counted_bytes(variant: dict) -> float | None:
-    """DRAM bytes per element from the counter pass (flushed caches), where recorded."""
+def counted_bytes(variant: dict, pass_name: str = "flushed") -> float | None:
+    """DRAM bytes per element from the counter pass ("flushed" or "unflushed"), where recorded."""
     counters = variant.get("counters") or {}
-    flushed = counters.get("flushed") or {}
-    value = flushed.get("dram_bytes_per_elem")
+    value = (counters.get(pass_name) or {}).get("dram_bytes_per_elem")
     return float(value) if value is not None else None
 
 

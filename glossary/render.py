@@ -41,6 +41,7 @@ def make_env(templates_dir: Path) -> SandboxedEnvironment:
         int_commas=figures.fmt_int,
         bytes=figures.fmt_bytes,
         bpe=figures.fmt_bpe,
+        bpe1=lambda v: f"{v:.1f}",
         cell=_cell,
     )
     return env

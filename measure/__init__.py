@@ -3,4 +3,4 @@
 Importing this package never imports pycuda; only ``measure.runner`` needs a GPU.
 """
 
-HARNESS_VERSION = "1.0"
+HARNESS_VERSION = "1.1"  # 1.1: counters per size; unflushed pass flushes per variant

@@ -39,6 +39,11 @@ def main(argv: list[str] | None = None) -> int:
         try:
             prepared: dict[str, str] = {}
             for variant in spec.variants:
+                if spec.timing.l2_flush:
+                    # As in the timed runs: the L2 is written over before each variant's region, not
+                    # between its launches, so an unflushed pass counts the bytes the timing saw.
+                    drv.memset_d32_async(gpu.flush, 0, gpu.flush_bytes // 4, gpu.stream)
+                    gpu.stream.synchronize()
                 calls = runner._prepare_calls(spec, variant, functions, ws, params, prepared, first_only=True)
                 for li, (call, launch) in enumerate(zip(calls, variant.launches)):
                     call.launch(gpu.stream)

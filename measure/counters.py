@@ -178,7 +178,12 @@ def run_counter_pass(slug: str, entry_dir: Path, spec: MeasureSpec, params: dict
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
     kernels = [launch.kernel for v in spec.variants for launch in v.launches]
     result: dict = {"status": "ok", "ncu_version": ncu_version(ncu), "size": dict(params),
-                    "metrics": list(METRICS), "clock_control": CLOCK_CONTROL, "variants": {}}
+                    "metrics": list(METRICS), "clock_control": CLOCK_CONTROL,
+                    "flushed_means": "ncu --cache-control all: caches flushed before every kernel",
+                    "unflushed_means": "ncu --cache-control none; the L2 written over before each variant "
+                                       "as in the timed runs" if spec.timing.l2_flush else
+                                       "ncu --cache-control none; no flush, as in the timed runs",
+                    "variants": {}}
     with tempfile.TemporaryDirectory(prefix="glossary-ncu-") as tmp:
         tmpdir = Path(tmp)
         spec_path = tmpdir / "spec.json"

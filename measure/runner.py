@@ -677,20 +677,25 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: _Gp
 
 def _counter_pass(slug: str, entry_dir: Path, spec: MeasureSpec, result: dict,
                   progress: Callable[[str], None]) -> None:
-    """Run ncu at the headline size and attach per-variant counters; record why when skipped."""
+    """Run ncu at the headline size (or every size) and attach per-variant counters; record why when skipped."""
     headline = dict(spec.headline)
-    target = next((s for s in result["sizes"] if s["params"] == headline), None)
     if not spec.counters:
         result["counters"] = {"status": "skipped", "reason": "counters: false in the spec", "size": headline}
         return
-    if target is None:  # validated away by the spec; kept so a bad spec cannot crash here
+    targets = [s for s in result["sizes"] if spec.counter_sizes == "all" or s["params"] == headline]
+    if not targets:  # validated away by the spec; kept so a bad spec cannot crash here
         result["counters"] = {"status": "skipped", "reason": "headline is not among the sizes", "size": headline}
         return
-    outcome = counters.run_counter_pass(slug, entry_dir, spec, headline, target["elements"], progress)
-    summary = {k: v for k, v in outcome.items() if k != "variants"}
-    result["counters"] = summary
-    for name, rec in target["variants"].items():
-        if outcome["status"] == "ok":
-            rec["counters"] = outcome["variants"].get(name, {"error": "ncu reported no launch of this variant"})
-        elif outcome["status"] == "error":
-            rec["counters"] = {"error": outcome["error"]}
+    summaries = []
+    for target in targets:
+        outcome = counters.run_counter_pass(slug, entry_dir, spec, target["params"], target["elements"], progress)
+        summary = {k: v for k, v in outcome.items() if k != "variants"}
+        summaries.append(summary)
+        for name, rec in target["variants"].items():
+            if outcome["status"] == "ok":
+                rec["counters"] = outcome["variants"].get(name, {"error": "ncu reported no launch of this variant"})
+            elif outcome["status"] == "error":
+                rec["counters"] = {"error": outcome["error"]}
+    lead = next((s for s in summaries if s.get("size") == headline), summaries[-1])
+    result["counters"] = dict(lead, sizes=[s.get("size") for s in summaries],
+                              statuses=[s.get("status") for s in summaries])

@@ -164,6 +164,9 @@ class MeasureSpec:
     atol: float = doc("per-element absolute tolerance against the float64 reference", default=1e-6)
     seed: int = doc("seed of the input generator", default=20260901)
     counters: bool = doc("run an Nsight Compute pass for DRAM bytes where ncu is available", default=True)
+    counter_sizes: Literal["headline", "all"] = doc(
+        "where the counter pass runs: the headline size only, or every size of the sweep "
+        "(to see the L2 regime in bytes)", default="headline")
 
     def validate(self) -> None:
         if not self.sources:
