@@ -35,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     functions = None
     try:
         functions, _ = runner._compile("profile", entry_dir, spec, gpu, runner._cache_dir())
+        gpu.load_harness(runner._cache_dir())
         ws = runner._allocate(spec, params, gpu)
         try:
             prepared: dict[str, str] = {}
@@ -42,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
                 if spec.timing.l2_flush:
                     # As in the timed runs: the L2 is written over before each variant's region, not
                     # between its launches, so an unflushed pass counts the bytes the timing saw.
-                    drv.memset_d32_async(gpu.flush, 0, gpu.flush_bytes // 4, gpu.stream)
+                    gpu.flush_l2()
                     gpu.stream.synchronize()
                 calls = runner._prepare_calls(spec, variant, functions, ws, params, prepared, first_only=True)
                 for li, (call, launch) in enumerate(zip(calls, variant.launches)):
