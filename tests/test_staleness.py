@@ -1,0 +1,49 @@
+"""Stale results: which entries the verification node re-measures, and how a page shows them elsewhere."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from pathlib import Path
+
+from glossary.build import GlossaryBuild, Options
+from glossary.measuring import stale_entries
+from glossary.model import load_entries
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def copy_entries(tmp_path: Path) -> Path:
+    entries = tmp_path / "entries"
+    shutil.copytree(ROOT / "entries", entries, ignore=shutil.ignore_patterns("assets"))
+    return entries
+
+
+def test_committed_h200_result_is_current(tmp_path):
+    entries = load_entries(copy_entries(tmp_path))
+    assert stale_entries(list(entries.values()), "nvidia-h200") == []
+    # a device that never measured the entry measures it
+    assert [e.slug for e in stale_entries(list(entries.values()), "nvidia-b200")] == ["kernel-fusion"]
+
+
+def test_a_kernel_edit_makes_exactly_that_entry_stale(tmp_path):
+    folder = copy_entries(tmp_path)
+    (folder / "other.md").write_text("---\ntitle: Other\nsummary: No spec here.\n---\nText.\n")
+    with open(folder / "kernel-fusion" / "chain.cu", "a") as fh:
+        fh.write("// an edit\n")
+    entries = load_entries(folder)
+    assert [e.slug for e in stale_entries(list(entries.values()), "nvidia-h200")] == ["kernel-fusion"]
+
+
+def test_stale_results_are_marked_and_warned_without_a_gpu(tmp_path, caplog):
+    folder = copy_entries(tmp_path)
+    with open(folder / "kernel-fusion" / "chain.cu", "a") as fh:
+        fh.write("// an edit\n")
+    build = GlossaryBuild(Options(entries_dir=folder, templates_dir=ROOT / "templates", preview=True),
+                          logging.getLogger("t"))
+    with caplog.at_level(logging.WARNING):
+        build.load()
+    devices = {d.key: d for d in build.models["kernel-fusion"].devices}
+    assert devices["nvidia-h200"].stale and not devices["tesla-t4"].stale  # imported results never go stale
+    assert any("results for NVIDIA H200" in r.message and "stale" in r.message for r in caplog.records)
+    assert '!!! warning "Stale results"' in build.render_page("kernel-fusion.md")
