@@ -26,6 +26,11 @@ def _cell(value: Any) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
+def _compile_command(command: str) -> str:
+    """The recorded compile command with pycuda's install-specific include path shortened."""
+    return re.sub(r"-I\S*/pycuda/cuda\b", "-I<pycuda>/cuda", command)
+
+
 def make_env(templates_dir: Path) -> SandboxedEnvironment:
     env = SandboxedEnvironment(
         loader=jinja2.FileSystemLoader(str(templates_dir)),
@@ -43,6 +48,7 @@ def make_env(templates_dir: Path) -> SandboxedEnvironment:
         bpe=figures.fmt_bpe,
         bpe1=lambda v: f"{v:.1f}",
         cell=_cell,
+        compile_command=_compile_command,
     )
     return env
 

@@ -71,3 +71,11 @@ def test_templates_are_sandboxed(tmp_path):
     env = make_env(tmp_path)
     with pytest.raises(jinja2.exceptions.SecurityError):
         env.get_template("t.j2").render(x=1)
+
+
+def test_compile_command_hides_the_install_path():
+    from glossary.render import _compile_command
+
+    assert _compile_command("nvcc --cubin -O3 -arch sm_90 -I/tmp/site/pycuda/cuda kernel.cu") == \
+        "nvcc --cubin -O3 -arch sm_90 -I<pycuda>/cuda kernel.cu"
+    assert _compile_command("nvcc -std=c++17 -O3 -arch=sm_75") == "nvcc -std=c++17 -O3 -arch=sm_75"
