@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from glossary import bind, claims, findings, gate, lint, pages, render, review
+from glossary import findings, gate, lint, pages, render, review
 from glossary import features, lessons, tooltips
-from glossary.model import Entry, EntryError, load_entries
+from glossary.model import Entry, EntryError, display_path, load_entries
 from measure import store
 
 PREVIEW_ENV = "GLOSSARY_PREVIEW"
@@ -85,18 +85,14 @@ class GlossaryBuild:
             signed = review.review_of(entry, self.results[slug])
             self.verdicts[slug] = gate.judge(entry.meta.author, entry.meta.reviewer, signed.refusals)
             if signed.warning and self.verdicts[slug].publishable:
-                self.log.warning("%s: %s", _rel(entry.path), signed.warning)
+                self.log.warning("%s: %s", display_path(entry.path), signed.warning)
         for slug, entry in self.entries.items():
             related = tuple(self.entries[s] for s in entry.meta.related if self.shown(s))
-            devices = tuple(pages.device_views(entry, self.results[slug]))
-            spec = entry.meta.measure
-            body, problems = bind.render_body(
-                entry.body, devices, {v.name: v.bytes_per_elem for v in spec.variants} if spec else {})
-            verdicts = tuple(v for d in devices for v in claims.evaluate(spec, d)) if spec else ()
+            measured = findings.collect(entry, self.results[slug])
             self.models[slug] = pages.PageModel(
-                entry=entry, verdict=self.verdicts[slug], devices=devices,
+                entry=entry, verdict=self.verdicts[slug], devices=measured.devices,
                 related=related, preview=self.options.preview,
-                body=body, claims=verdicts, figure_problems=tuple(problems))
+                body=measured.body, claims=measured.claims, figure_problems=measured.figure_problems)
         try:
             self.lesson_catalog = lessons.load_catalog(self.options.lessons_file) if self.options.lessons_file else {}
         except lessons.LessonsError as err:
@@ -120,9 +116,9 @@ class GlossaryBuild:
         for entry in self.refused:
             reasons = "; ".join(self.verdicts[entry.slug].reasons)
             if self.options.preview:
-                self.log.info("%s: shown as a draft in this preview (%s)", _rel(entry.path), reasons)
+                self.log.info("%s: shown as a draft in this preview (%s)", display_path(entry.path), reasons)
             else:
-                self.log.warning("%s: refused, left out of the site: %s", _rel(entry.path), reasons)
+                self.log.warning("%s: refused, left out of the site: %s", display_path(entry.path), reasons)
         for entry in self.entries.values():
             for finding in lint.unbound_figures(entry):
                 self.log.warning("%s", finding)
@@ -132,7 +128,7 @@ class GlossaryBuild:
             entry = model.entry
             for _, message in findings.measurement_findings(entry, model.devices, model.figure_problems,
                                                             model.claims):
-                self.log.warning("%s: %s", _rel(entry.path), message)
+                self.log.warning("%s: %s", display_path(entry.path), message)
 
     # -- files -----------------------------------------------------------------
 
@@ -213,10 +209,3 @@ def _distinctive_texts(entry: Entry) -> list[str]:
     texts = [w for w in (_plain_window(p) for p in pieces) if w]
     texts += [f"/{entry.slug}/", f'"{entry.slug}/', f"{entry.slug}.md"]
     return texts
-
-
-def _rel(path: Path) -> str:
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from glossary import bind, claims, findings, gate, pages, review
+from glossary import findings, gate, pages, review
 from glossary.model import Entry, EntryError, parse_entry
 from measure import store
 
@@ -177,19 +177,15 @@ def _check_results_and_review(report: EntryReport) -> None:
         verdict = gate.judge(entry.meta.author, entry.meta.reviewer)
         report.problems += [Problem("gate", "error", reason) for reason in verdict.reasons]
         return
-    report.devices = pages.device_views(entry, report.results)
-    spec = entry.meta.measure
-    _, no_data = bind.render_body(entry.body, tuple(report.devices),
-                                  {v.name: v.bytes_per_elem for v in spec.variants} if spec else {})
+    measured = findings.collect(entry, report.results)
+    report.devices = list(measured.devices)
     report.review = review.review_of(entry, report.results)
     verdict = gate.judge(entry.meta.author, entry.meta.reviewer)
     report.problems += [Problem("gate", "error", reason) for reason in verdict.reasons]
     report.problems += [Problem("review", "error", reason) for reason in report.review.refusals]
     if report.review.warning and verdict.publishable:
         report.problems.append(Problem("review", "warning", report.review.warning))
-    verdicts = [v for d in report.devices for v in claims.evaluate(spec, d)] if spec else []
-    report.problems += [Problem(area, "warning", message) for area, message
-                        in findings.measurement_findings(entry, report.devices, no_data, verdicts)]
+    report.problems += [Problem(area, "warning", message) for area, message in measured.findings(entry)]
 
 
 def _check_figures(report: EntryReport, unbound_figures) -> None:

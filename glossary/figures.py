@@ -8,19 +8,17 @@ from __future__ import annotations
 
 import math
 
+from measure import stats
+
 
 def gbps(bytes_per_elem: float, elements: int, ms: float) -> float:
-    """Effective bandwidth in GB/s (1e9 bytes per second)."""
-    return bytes_per_elem * elements / (ms * 1e6)
+    """Effective bandwidth in GB/s (1e9 bytes per second), per element as pages state it."""
+    return stats.gbps(bytes_per_elem * elements, ms)
 
 
 def gflops(flops_per_elem: float, elements: int, ms: float) -> float:
     """Arithmetic rate in GFLOP/s."""
-    return flops_per_elem * elements / (ms * 1e6)
-
-
-def ratio(a: float, b: float) -> float:
-    return a / b
+    return stats.gflops(flops_per_elem * elements, ms)
 
 
 def fmt_ms(ms: float) -> str:

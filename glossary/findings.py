@@ -3,9 +3,36 @@ WARNINGs and for `glossary check`, so the two never disagree."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from glossary import bind, claims, pages
 from glossary.claims import ClaimVerdict
 from glossary.model import Entry
 from glossary.pages import DeviceView
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What an entry's recorded results give its page: device views, the body with its
+    figures bound, the figures that found no data, and every claim's verdict."""
+
+    devices: tuple[DeviceView, ...]
+    body: str
+    figure_problems: tuple[str, ...]
+    claims: tuple[ClaimVerdict, ...]
+
+    def findings(self, entry: Entry) -> list[tuple[str, str]]:
+        return measurement_findings(entry, self.devices, self.figure_problems, self.claims)
+
+
+def collect(entry: Entry, results: dict[str, dict]) -> Measured:
+    """Derive everything the results say about ``entry`` (the build and `glossary check` share this)."""
+    devices = tuple(pages.device_views(entry, results))
+    spec = entry.meta.measure
+    predicted = {v.name: v.bytes_per_elem for v in spec.variants} if spec else {}
+    body, problems = bind.render_body(entry.body, devices, predicted)
+    verdicts = tuple(v for d in devices for v in claims.evaluate(spec, d)) if spec else ()
+    return Measured(devices, body, tuple(problems), verdicts)
 
 
 def measurement_findings(entry: Entry, devices: tuple[DeviceView, ...] | list[DeviceView],

@@ -20,7 +20,7 @@ _PATTERNS = [
     ("rate", rf"{_NUMBER}\s*(?:[GT]FLOP/?s|[GT]FLOPS)\b"),
     ("bytes per element", rf"{_NUMBER}\s*(?:B/elem|bytes?/elem(?:ent)?|bytes? per element)\b"),
     ("speedup", rf"{_NUMBER}\s*(?:x|×)(?![\w])"),
-    ("speedup", rf"(?<![\w.])\d+\.\d+\s+times\b"),
+    ("speedup", r"(?<![\w.])\d+\.\d+\s+times\b"),
     ("percent of a ceiling", rf"{_NUMBER}\s*%\s+of\s+(?:the\s+)?(?:copy\s+)?(?:floor|peak|bandwidth)"),
 ]
 _REGEX = re.compile("|".join(f"(?P<p{i}>{p})" for i, (_, p) in enumerate(_PATTERNS)), re.I)

@@ -7,10 +7,9 @@ The harness itself is ``measure.runner`` (pycuda); this module only decides
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 from typing import Callable
 
-from glossary.model import Entry
+from glossary.model import Entry, display_path
 from glossary.pages import entry_fingerprint
 from measure import store
 
@@ -73,7 +72,7 @@ def measure_entries(entries: list[Entry], log: logging.Logger, *, only_stale: bo
             outcome[entry.slug] = str(err)
             continue
         path = store.record_success(entry.folder, result)
-        log.info("%s: recorded %s", entry.slug, _rel(path))
+        log.info("%s: recorded %s", entry.slug, display_path(path))
         outcome[entry.slug] = "ok"
     return outcome
 
@@ -86,10 +85,3 @@ def _failure(entry: Entry, device: str, gpu: str, fingerprint: str | None, error
         "error": error,
         "environment": {"gpu": gpu, "captured_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")},
     }
-
-
-def _rel(path: Path) -> str:
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)

@@ -210,6 +210,14 @@ def load_entries(entries_dir: Path) -> dict[str, Entry]:
     return entries
 
 
+def display_path(path: Path) -> str:
+    """A path as messages show it: relative to the working directory where it can be."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 

@@ -270,7 +270,7 @@ class _Gpu:
 
     def sample(self, enqueue: Callable[[], None], clock: str, blocking: bool, l2_flush: bool) -> float:
         """One timed region in milliseconds."""
-        drv, stream = self.drv, self.stream
+        stream = self.stream
         if l2_flush:
             self.flush_l2()
         if clock == "host":

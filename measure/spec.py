@@ -15,7 +15,7 @@ chain of kernels; it expresses:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from glossary.typed import SchemaError, doc
