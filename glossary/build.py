@@ -23,6 +23,8 @@ from measure import store
 PREVIEW_ENV = "GLOSSARY_PREVIEW"
 MEASURE_ENV = "GLOSSARY_MEASURE"
 MEASURE_MODES = ("auto", "always", "never")
+GPUS_ENV = "GLOSSARY_GPUS"
+DEADLINE_ENV = "GLOSSARY_DEADLINE"
 
 
 class GlossaryError(Exception):
@@ -38,6 +40,8 @@ class Options:
     preview: bool = False
     measure: str = "auto"
     lessons_file: Path | None = None  # the lesson catalogue (glossary.lessons)
+    gpus: str = "all"                 # which GPUs measure (glossary.pool.select_gpus)
+    deadline_s: float = 1800.0        # per entry; a measurement past it is killed and recorded as failed
 
     @classmethod
     def resolve(cls, entries_dir: Path, config_dir: Path, extra: dict, serving: bool,
@@ -51,8 +55,16 @@ class Options:
                                 f"{', '.join(MEASURE_MODES)}, found {measure!r}")
         templates = config_dir / settings.get("templates", "templates")
         lessons_file = config_dir / settings.get("lessons", lessons.DEFAULT_PATH)
+        gpus = str(environ.get(GPUS_ENV) or settings.get("gpus") or "all")
+        try:
+            deadline_s = float(environ.get(DEADLINE_ENV) or settings.get("deadline_s") or cls.deadline_s)
+        except ValueError:
+            deadline_s = 0.0
+        if not deadline_s > 0:
+            raise GlossaryError(f"{DEADLINE_ENV} / extra.glossary.deadline_s: expected a number of seconds "
+                                f"above 0, found {environ.get(DEADLINE_ENV) or settings.get('deadline_s')!r}")
         return cls(entries_dir=entries_dir, templates_dir=templates, preview=preview, measure=measure,
-                   lessons_file=lessons_file)
+                   lessons_file=lessons_file, gpus=gpus, deadline_s=deadline_s)
 
 
 @dataclass

@@ -23,7 +23,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from glossary import checks, measuring, review
+from glossary import checks, measuring, pool, review
 from glossary.model import EntryError, front_matter_schema, load_entries, parse_entry
 from measure import store
 
@@ -44,7 +44,7 @@ def _entries_dir(ctx: click.Context) -> Path:
     return ctx.obj["entries"]
 
 
-def _usage(ctx: click.Context, err: checks.CheckError) -> click.UsageError:
+def _usage(ctx: click.Context, err: Exception) -> click.UsageError:
     return click.UsageError(str(err), ctx=ctx)
 
 
@@ -377,31 +377,45 @@ def _write_atomic(path: Path, data: bytes) -> None:
 @cli.command()
 @click.argument("entries", nargs=-1)
 @click.option("--all", "everything", is_flag=True, help="Re-measure even results that are current.")
+@click.option("--gpus", default="all", show_default=True,
+              help="GPUs to measure on, one worker process each: all, a count (2) or indices (0,2).")
+@click.option("--shard", metavar="I/N", default=None,
+              help="Measure only shard I of N (1-based): every node of a fleet runs one shard.")
+@click.option("--deadline", type=click.FloatRange(min=1), default=pool.DEFAULT_DEADLINE_S, show_default=True,
+              help="Seconds one entry may take before its process is killed and the entry is reported.")
 @click.pass_context
-def measure(ctx: click.Context, entries: tuple[str, ...], everything: bool) -> None:
-    """Measure ENTRIES (default: every entry with a spec) on this machine's GPU.
+def measure(ctx: click.Context, entries: tuple[str, ...], everything: bool, gpus: str, shard: str | None,
+            deadline: float) -> None:
+    """Measure ENTRIES (default: every entry with a spec) on this machine's GPUs.
 
-    Only missing, failed or stale results are measured, unless --all.
-    Exits 1 when there is no GPU here or a measurement fails.
+    Only missing, failed or stale results are measured, unless --all. Each GPU
+    runs a worker process that takes entries from one queue; a failure is
+    recorded beside the last good result. Exits 1 when there is no GPU here or
+    a measurement fails.
     """
     entries_dir = _entries_dir(ctx)
     try:
         slugs = checks.resolve_slugs(entries_dir, entries) if entries else None
-    except checks.CheckError as err:
+        shard_of = pool.parse_shard(shard) if shard else None
+    except (checks.CheckError, pool.PoolError) as err:
         raise _usage(ctx, err) from None
     loaded = _load(entries_dir)
     chosen = [e for s, e in loaded.items() if slugs is None or s in slugs]
-    ok, gpu = measuring.probe()
-    if not ok:
-        raise Problems(f"no GPU to measure on here: {gpu}. Run `glossary measure` on the verification node "
+    available, why = measuring.available_gpus()
+    if not available:
+        raise Problems(f"no GPU to measure on here: {why}. Run `glossary measure` on the verification node "
                        f"(a machine with a CUDA GPU and pycuda: pip install -e '.[gpu]').")
-    device = store.device_key(gpu)
-    todo = [e for e in chosen if e.meta.measure] if everything else measuring.stale_entries(chosen, device)
+    try:
+        gpu_list = pool.select_gpus(gpus, available)
+    except pool.PoolError as err:
+        raise _usage(ctx, err) from None
+    jobs = measuring.plan(chosen, gpu_list, only_stale=not everything, shard=shard_of)
+    models = " and ".join(dict.fromkeys(g["name"] for g in gpu_list))
     out = _out()
-    if not todo:
-        out.print(f"Nothing to measure: every chosen entry's results for {escape(gpu)} are current.")
+    if not jobs:
+        where = f" in shard {shard}" if shard else ""
+        out.print(f"Nothing to measure{where}: every chosen entry's results for {escape(models)} are current.")
         return
-    failed = {}
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
     with Progress(*columns, console=out, transient=False) as progress:
@@ -409,24 +423,25 @@ def measure(ctx: click.Context, entries: tuple[str, ...], everything: bool) -> N
         log.propagate = False
         log.handlers[:] = [RichHandler(console=progress.console, show_path=False)]
         log.setLevel(logging.INFO)
-        task = progress.add_task(f"measuring on {gpu}", total=len(todo))
-        for entry in todo:
-            def say(line: str, slug: str = entry.slug) -> None:
-                progress.update(task, description=f"{slug}: {line}")
+        overall = progress.add_task(f"{len(jobs)} job(s) on {len(gpu_list)} GPU(s)", total=len(jobs))
+        lanes = {f"GPU {g['index']}": progress.add_task(f"GPU {g['index']} ({escape(g['name'])}): starting",
+                                                        total=None) for g in gpu_list}
 
-            say("starting")
-            try:
-                outcome = measuring.measure_entries([entry], log, only_stale=False, progress=say)
-            except measuring.NoGPU as why:
-                raise Problems(f"no GPU to measure on here: {why}") from None
-            if outcome.get(entry.slug, "ok") != "ok":
-                failed[entry.slug] = outcome[entry.slug]
-            progress.advance(task)
-        progress.update(task, description=f"measured on {gpu}")
-    for slug, error in failed.items():
-        out.print(f"[red]failed[/] {escape(slug)}: {escape(error)}")
-    out.print(f"{len(todo) - len(failed)} of {len(todo)} measured on {escape(gpu)}; results are in "
-              f"{escape(str(entries_dir))}/<slug>/results/{device}.json. Commit them.")
+        def say(who: str, line: str) -> None:
+            if who in lanes:
+                progress.update(lanes[who], description=f"{who}: {escape(line)}")
+
+        outcomes = measuring.measure_entries(chosen, log, only_stale=not everything, gpus=gpus, shard=shard_of,
+                                             deadline_s=deadline, available=available, say=say,
+                                             on_done=lambda outcome: progress.advance(overall))
+        for lane in lanes.values():
+            progress.update(lane, total=1, completed=1)
+    failed = [o for o in outcomes if not o.ok]
+    for outcome in failed:
+        out.print(f"[red]failed[/] {escape(outcome.job.slug)} on {outcome.job.device}: {escape(outcome.error)}")
+    devices = ", ".join(dict.fromkeys(o.job.device for o in outcomes))
+    out.print(f"{len(outcomes) - len(failed)} of {len(outcomes)} measured on {escape(models)}; results are in "
+              f"{escape(str(entries_dir))}/<slug>/results/{{{devices}}}.json. Commit them.")
     if failed:
         ctx.exit(1)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
+from glossary import pool
 from glossary.model import Entry, display_path
 from glossary.pages import entry_fingerprint
 from measure import store
@@ -43,38 +44,84 @@ def stale_entries(entries: list[Entry], device: str) -> list[Entry]:
     return out
 
 
-def measure_entries(entries: list[Entry], log: logging.Logger, *, only_stale: bool = True,
-                    progress: Callable[[str], None] | None = None) -> dict[str, str]:
-    """Measure entries on this machine's GPU; returns {slug: "ok" | error text}.
-
-    Raises NoGPU when there is no GPU to measure on.
-    """
-    ok, gpu = probe()
+def available_gpus() -> tuple[list[dict], str]:
+    """This machine's GPUs as the pool wants them (index, name, pci_bus_id, device key), and why none."""
+    ok, why = probe()
     if not ok:
-        raise NoGPU(gpu)
+        return [], why
     from measure import runner
 
-    device = store.device_key(gpu)
-    todo = stale_entries(entries, device) if only_stale else [e for e in entries if e.meta.measure]
-    if not todo:
-        log.info("every entry's results for %s are current; nothing to measure", gpu)
-        return {}
-    say = progress or (lambda line: log.info("%s", line))
-    outcome = {}
-    for number, entry in enumerate(todo, 1):
-        log.info("measuring %s on %s (%d of %d)", entry.slug, gpu, number, len(todo))
-        fingerprint = entry_fingerprint(entry)
-        try:
-            result = runner.measure_entry(entry.slug, entry.folder, entry.meta.measure, fingerprint, progress=say)
-        except runner.MeasurementError as err:
-            store.record_failure(entry.folder, _failure(entry, device, gpu, fingerprint, str(err)))
-            log.warning("%s: measurement on %s failed, recorded results kept: %s", entry.slug, gpu, err)
-            outcome[entry.slug] = str(err)
-            continue
-        path = store.record_success(entry.folder, result)
-        log.info("%s: recorded %s", entry.slug, display_path(path))
-        outcome[entry.slug] = "ok"
-    return outcome
+    gpus = [dict(g, device=store.device_key(g["name"])) for g in runner.list_gpus()]
+    return gpus, ("" if gpus else "the driver lists no CUDA device")
+
+
+def plan(entries: list[Entry], gpus: list[dict], *, only_stale: bool = True,
+         shard: tuple[int, int] | None = None) -> list[pool.Job]:
+    """One job per (entry, device model) to measure: stale ones (or all), in this shard only."""
+    measurable = [e for e in entries if e.meta.measure is not None]
+    owned = pool.shard_slugs([e.slug for e in measurable], *shard) if shard else None
+    jobs = []
+    for device in dict.fromkeys(g["device"] for g in gpus):  # each model once, in GPU order
+        todo = stale_entries(measurable, device) if only_stale else measurable
+        for entry in todo:
+            if owned is None or entry.slug in owned:
+                jobs.append(pool.Job(slug=entry.slug, entry_path=str(entry.path),
+                                     entries_dir=str(entry.path.parent), fingerprint=entry_fingerprint(entry),
+                                     device=device))
+    return jobs
+
+
+def measure_entries(entries: list[Entry], log: logging.Logger, *, only_stale: bool = True,
+                    gpus: str = "all", shard: tuple[int, int] | None = None,
+                    deadline_s: float = pool.DEFAULT_DEADLINE_S, target: str = pool.HARNESS,
+                    available: list[dict] | None = None,
+                    say: Callable[[str, str], None] | None = None,
+                    on_done: Callable[[pool.Outcome], None] | None = None) -> list[pool.Outcome]:
+    """Measure entries on this machine's GPUs, one worker process per GPU, and record each result.
+
+    A failure is recorded beside the last good result (never over it), logged
+    as a WARNING when it happens, and listed again in one WARNING at the end.
+    Raises NoGPU when there is no GPU to measure on, pool.PoolError for a bad
+    ``gpus`` choice.  ``available`` and ``target`` stand in for the GPUs and
+    the harness in tests.
+    """
+    if available is None:
+        available, why = available_gpus()
+        if not available:
+            raise NoGPU(why)
+    chosen = pool.select_gpus(gpus, available)
+    names = ", ".join(f"{g['index']}: {g['name']}" for g in chosen)
+    jobs = plan(entries, chosen, only_stale=only_stale, shard=shard)
+    if not jobs:
+        log.info("every entry's results for %s are current; nothing to measure",
+                 " and ".join(dict.fromkeys(g["name"] for g in chosen)))
+        return []
+    log.info("measuring %d entr%s on %d GPU(s) (%s), deadline %g s per entry", len(jobs),
+             "y" if len(jobs) == 1 else "ies", len(chosen), names, deadline_s)
+    by_slug = {e.slug: e for e in entries}
+    gpu_names = {g["index"]: g["name"] for g in chosen}
+
+    def record(outcome: pool.Outcome) -> None:
+        entry, job = by_slug[outcome.job.slug], outcome.job
+        if outcome.ok:
+            path = store.record_success(entry.folder, outcome.result)
+            log.info("%s: recorded %s (%.0f s)", entry.slug, display_path(path), outcome.seconds)
+        else:
+            gpu = gpu_names.get(outcome.gpu, job.device)
+            store.record_failure(entry.folder, _failure(entry, job.device, gpu, job.fingerprint, outcome.error))
+            log.warning("%s: measurement on %s failed, recorded results kept: %s", entry.slug, gpu, outcome.error)
+        if on_done is not None:
+            on_done(outcome)
+
+    runner_pool = pool.Pool(chosen, deadline_s=deadline_s, target=target, on_done=record,
+                            say=say or (lambda who, line: log.info("[%s] %s", who, line)))
+    outcomes = runner_pool.run(jobs)
+    failed = [o for o in outcomes if not o.ok]
+    if failed:
+        lines = "\n".join(f"  {o.job.slug} on {o.job.device}: {o.error.splitlines()[0]}" for o in failed)
+        log.warning("measurement failed for %d of %d job(s); their last good results (if any) are kept:\n%s",
+                    len(failed), len(outcomes), lines)
+    return outcomes
 
 
 def _failure(entry: Entry, device: str, gpu: str, fingerprint: str | None, error: str) -> dict:

@@ -13,8 +13,9 @@ from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File, Files
 
 from glossary import sitefiles
-from glossary.build import GlossaryBuild, GlossaryError, Options
+from glossary.build import GPUS_ENV, GlossaryBuild, GlossaryError, Options
 from glossary.measuring import NoGPU, measure_entries
+from glossary.pool import PoolError
 
 log = get_plugin_logger("glossary")
 
@@ -44,11 +45,16 @@ def _measurer(options: Options):
 
     def run(entries):
         try:
-            measure_entries(entries, log)
+            measure_entries(entries, log, gpus=options.gpus, deadline_s=options.deadline_s)
         except NoGPU as why:
             if options.measure == "always":
-                raise GlossaryError(f"measuring was required (measure: always) but this machine cannot: {why}")
-            log.info("no GPU here (%s); using recorded results", why)
+                # Survive it: recorded results still build, stale ones are flagged, and --strict fails.
+                log.warning("measuring was required (measure: always) but this machine cannot: %s; "
+                            "the build uses recorded results", why)
+            else:
+                log.info("no GPU here (%s); using recorded results", why)
+        except PoolError as err:
+            raise GlossaryError(f"{GPUS_ENV} / extra.glossary.gpus: {err}") from None
 
     return run
 

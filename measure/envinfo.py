@@ -120,6 +120,10 @@ class Nvml:
             mask = self._call("nvmlDeviceGetCurrentClocksThrottleReasons")
         return None if mask is None else decode_throttle_reasons(int(mask))
 
+    def uuid(self) -> str | None:
+        value = self._call("nvmlDeviceGetUUID")
+        return value.decode() if isinstance(value, bytes) else value
+
     def temperature_c(self) -> int | None:
         return self._call("nvmlDeviceGetTemperature", 0)  # NVML_TEMPERATURE_GPU
 

@@ -99,6 +99,17 @@ def probe_gpu() -> tuple[bool, str]:
         return False, f"no CUDA device: {err}"
 
 
+def list_gpus() -> list[dict]:
+    """Every CUDA device this process sees: [{"index", "name", "pci_bus_id"}]; [] where none. Never raises."""
+    try:
+        import pycuda.driver as drv
+        drv.init()
+        return [{"index": i, "name": drv.Device(i).name(), "pci_bus_id": drv.Device(i).pci_bus_id()}
+                for i in range(drv.Device.count())]
+    except Exception:
+        return []
+
+
 # ---------------------------------------------------------------------------------------------
 # Pure helpers (no pycuda)
 
@@ -457,6 +468,9 @@ def _environment(gpu: _Gpu, nvml: envinfo.Nvml, commands: list[str]) -> dict:
         "l2_bytes": gpu.l2_bytes,
         "sm_count": gpu.sm_count,
         "memory_bytes": gpu.memory_bytes,
+        # Which physical card measured: same-model cards share a result file, so keep their identity here.
+        "pci_bus_id": gpu.dev.pci_bus_id(),
+        "gpu_uuid": nvml.uuid(),
         "clocks": {"sm_mhz_max": nvml.max_sm_clock_mhz(), "memory_mhz": nvml.memory_clock_mhz()},
         "captured_at": envinfo.captured_at(),
         "harness_version": HARNESS_VERSION,
@@ -477,16 +491,49 @@ def _finish_environment(env: dict, sizes: list[dict]) -> None:
     env["throttled"] = envinfo.is_throttled(reasons)
 
 
-def _allocate(spec: MeasureSpec, params: dict[str, int], gpu: _Gpu) -> _Workspace:
+def buffer_bytes(spec: MeasureSpec, params: dict[str, int]) -> dict[str, int]:
+    """Bytes of each of the spec's buffers at one size (pure; raises MeasurementError on a bad size)."""
+    out = {}
+    for name, buf in spec.buffers.items():
+        try:
+            count = expr.evaluate_int(buf.size, params)
+        except expr.ExprError as err:
+            raise MeasurementError(f"buffer {name}: {err}") from None
+        if count < 1:
+            raise MeasurementError(f"buffer {name} has {count} elements at {stats.size_label(params)}")
+        out[name] = count * np.dtype(_NP_DTYPES[buf.dtype]).itemsize
+    return out
+
+
+def memory_shortfall(need: int, free: int, total: int, label: str, gpu_name: str) -> str | None:
+    """The message for a size that cannot fit in device memory, or None where it fits (pure)."""
+    if need <= free:
+        return None
+    gib = 2**30
+    return (f"{label} needs {need / gib:.1f} GiB of device memory (buffers and the copy floor), but "
+            f"{gpu_name} has {free / gib:.1f} GiB free of {total / gib:.1f} GiB: lower the size in the "
+            f"entry's measure.sizes. Nothing was allocated or timed.")
+
+
+def _allocate(spec: MeasureSpec, params: dict[str, int], gpu: _Gpu, extra_bytes: int = 0) -> _Workspace:
+    """Allocate and fill the size's buffers, after checking that they (and ``extra_bytes``) fit."""
+    sizes = buffer_bytes(spec, params)
+    free, total = gpu.drv.mem_get_info()
+    shortfall = memory_shortfall(sum(sizes.values()) + extra_bytes, free, total,
+                                 stats.size_label(params), gpu.name)
+    if shortfall:
+        raise MeasurementError(shortfall)
     ws = _Workspace()
     rng = np.random.default_rng(spec.seed)  # per size, so each size's inputs do not depend on the sweep
     try:
         for name, buf in spec.buffers.items():
-            count = expr.evaluate_int(buf.size, params)
-            if count < 1:
-                raise MeasurementError(f"buffer {name} has {count} elements at {stats.size_label(params)}")
-            ws.counts[name] = count
-            ws.allocs[name] = gpu.drv.mem_alloc(count * np.dtype(_NP_DTYPES[buf.dtype]).itemsize)
+            itemsize = np.dtype(_NP_DTYPES[buf.dtype]).itemsize
+            count = ws.counts[name] = sizes[name] // itemsize
+            try:
+                ws.allocs[name] = gpu.drv.mem_alloc(sizes[name])
+            except gpu.drv.MemoryError as err:
+                raise MeasurementError(f"{stats.size_label(params)}: out of device memory allocating "
+                                       f"buffer {name} ({sizes[name] / 2**30:.2f} GiB): {err}") from None
             if buf.role == "input":
                 ws.inputs[name] = fill_input(rng, count, buf.dtype, buf.init)
                 gpu.drv.memcpy_htod(ws.allocs[name], ws.inputs[name])
@@ -608,7 +655,8 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: _Gp
     except expr.ExprError as err:
         raise MeasurementError(f"{label}: elements: {err}") from None
     progress(f"{label} allocating and filling inputs (seed {spec.seed})")
-    ws = _allocate(spec, params, gpu)
+    floor_bytes = copy_floor_bytes(elements, gpu.l2_bytes)
+    ws = _allocate(spec, params, gpu, extra_bytes=2 * floor_bytes)
     floor_src = floor_dst = None
     try:
         prepared: dict[str, str] = {}
@@ -620,7 +668,6 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: _Gp
             checks += _check_variant(slug, spec, v, calls[v.name], ws, gpu, reference, inputs64, params)
         del inputs64
 
-        floor_bytes = copy_floor_bytes(elements, gpu.l2_bytes)
         floor_src, floor_dst = drv.mem_alloc(floor_bytes), drv.mem_alloc(floor_bytes)
         drv.memcpy_htod(floor_src, fill_input(np.random.default_rng(spec.seed + 1), floor_bytes // 4,
                                               "float32", "uniform"))

@@ -220,25 +220,34 @@ def test_measure_without_a_gpu_says_so(entries, monkeypatch):
     assert "no GPU to measure on here: pycuda is not installed" in result.output
 
 
-def test_measure_runs_the_harness_per_entry(entries, monkeypatch):
+def test_measure_runs_a_pool_per_gpu_and_reports_failures(entries, monkeypatch, tmp_path):
+    """The harness is replaced by tests/pool_fakes.py, run in real worker processes."""
+    import functools
+
     scaffold(entries)
     scaffold(entries, "Warp divergence")
-    seen = []
-
-    def fake(todo, log, *, only_stale=True, progress=None):
-        progress("compiled")
-        seen.append(([e.slug for e in todo], only_stale))
-        return {todo[0].slug: "ok" if todo[0].slug == "bank-conflicts" else "out of memory"}
-
-    monkeypatch.setattr(measuring, "probe", lambda: (True, "NVIDIA H200"))
-    monkeypatch.setattr(measuring, "measure_entries", fake)
-    result = run(entries, "measure", "bank-conflicts")
+    h200 = [{"index": i, "name": "NVIDIA H200", "pci_bus_id": f"0000:0{i}:00.0", "device": "nvidia-h200"}
+            for i in range(2)]
+    monkeypatch.setattr(measuring, "available_gpus", lambda: (h200, ""))
+    monkeypatch.setattr(measuring, "measure_entries",
+                        functools.partial(measuring.measure_entries, target="pool_fakes:sleepy"))
+    monkeypatch.setenv("FAKE_STATE_DIR", str(tmp_path))
+    monkeypatch.setenv("FAKE_SLEEP", "0.1")
+    monkeypatch.setenv("FAKE_FAIL", "warp-divergence")
+    result = run(entries, "measure", "bank-conflicts", "--gpus", "1")
     assert result.exit_code == 0, result.output
-    assert seen == [(["bank-conflicts"], False)]
     assert "1 of 1 measured on NVIDIA H200" in result.output
+    assert (entries / "bank-conflicts/results/nvidia-h200.json").exists()
     failed = run(entries, "measure", "--all")
     assert failed.exit_code == 1
-    assert "warp-divergence: out of memory" in failed.output
+    assert "failed warp-divergence on nvidia-h200: warp-divergence: output y is wrong" in failed.output
+    assert "1 of 2 measured" in failed.output
+    shard = run(entries, "measure", "--shard", "2/2")  # sorted: bank-conflicts (1/2), warp-divergence (2/2)
+    assert shard.exit_code == 1 and "warp-divergence" in shard.output and "bank-conflicts" not in shard.output
+    assert "Nothing to measure in shard 1/2" in run(entries, "measure", "--shard", "1/2").output
+    bad = run(entries, "measure", "--gpus", "7")
+    assert bad.exit_code == 2 and "this machine has 2 GPU(s)" in bad.output
+    assert run(entries, "measure", "--shard", "3/2").exit_code == 2
 
 
 def test_check_reports_bound_figures_without_data(entries):

@@ -1,0 +1,43 @@
+"""Stand-ins for the harness in pool tests: run in worker processes, on the CPU.
+
+Behaviour follows the slug: "hang" sleeps forever, "crash" kills its own
+process, "crash-once" does so only on its first attempt (a marker file in
+FAKE_STATE_DIR remembers), "fail" raises, "noisy" prints to stdout and fd 1.
+The result is a test fixture: its device is the job's, its figures are none.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+
+def sleepy(job, progress):
+    progress(f"working on {job.slug}")
+    if "crash-once" in job.slug:
+        marker = Path(os.environ["FAKE_STATE_DIR"]) / f"{job.slug}.crashed"
+        if not marker.exists():
+            marker.write_text("1")
+            os.kill(os.getpid(), signal.SIGKILL)
+    elif "crash" in job.slug:
+        os.kill(os.getpid(), signal.SIGKILL)
+    if "hang" in job.slug:
+        while True:
+            time.sleep(1)
+    if "fail" in job.slug or job.slug in os.environ.get("FAKE_FAIL", "").split(","):
+        raise RuntimeError(f"{job.slug}: output y is wrong in 3 of 1024 elements")
+    if "noisy" in job.slug:
+        print("not protocol: a library printing to stdout")
+        sys.stdout.flush()
+        os.write(1, b"{broken json from C code\n")
+    time.sleep(float(os.environ.get("FAKE_SLEEP", "0.3")))
+    return {
+        "entry": job.slug, "device": job.device, "status": "ok", "provenance": "measured",
+        "fingerprint": job.fingerprint, "sizes": [],
+        "environment": {"gpu": "Fake GPU", "captured_at": "2026-11-29T00:00:00Z",
+                        "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+                        "pid": os.getpid(), "started": time.time()},
+    }

@@ -1,0 +1,187 @@
+"""The measuring pool on the CPU: workers are real processes, the harness is a stand-in (pool_fakes)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+
+import pytest
+
+from glossary import measuring, pool
+from glossary.model import load_entries
+from measure import store
+
+FAKE = "pool_fakes:sleepy"
+
+
+def gpus(count: int, name: str = "Fake GPU") -> list[dict]:
+    return [{"index": i, "name": name, "pci_bus_id": f"0000:{i:02x}:00.0", "device": store.device_key(name)}
+            for i in range(count)]
+
+
+def job(slug: str, device: str = "fake-gpu") -> pool.Job:
+    return pool.Job(slug=slug, entry_path=f"/nowhere/{slug}.md", entries_dir="/nowhere", fingerprint="sha256:x",
+                    device=device)
+
+
+def run(jobs, count=2, **kw):
+    lines = []
+    outcomes = pool.Pool(gpus(count), target=FAKE, say=lambda who, line: lines.append((who, line)), **kw).run(jobs)
+    return {o.job.slug: o for o in outcomes}, lines
+
+
+@pytest.fixture(autouse=True)
+def _state(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_STATE_DIR", str(tmp_path))
+    monkeypatch.setenv("FAKE_SLEEP", "0.3")
+
+
+# -- pure choices -----------------------------------------------------------------------
+
+
+def test_select_gpus():
+    four = gpus(4)
+    assert pool.select_gpus("all", four) == four
+    assert [g["index"] for g in pool.select_gpus("2", four)] == [0, 1]
+    assert [g["index"] for g in pool.select_gpus("3,1", four)] == [3, 1]
+    for bad, says in (("5", r"has 4 GPU\(s\)"), ("0,9", "among 0, 1, 2, 3"), ("1,1", "distinct"), ("x", "expected")):
+        with pytest.raises(pool.PoolError, match=says):
+            pool.select_gpus(bad, four)
+    with pytest.raises(pool.PoolError, match="no CUDA device"):
+        pool.select_gpus("all", [])
+
+
+def test_shards_split_every_measurable_entry_once():
+    slugs = [f"term-{i}" for i in range(10)]
+    shards = [pool.shard_slugs(slugs, i, 3) for i in (1, 2, 3)]
+    assert set().union(*shards) == set(slugs)
+    assert sum(len(s) for s in shards) == len(slugs)
+    assert [len(s) for s in shards] == [4, 3, 3]
+    assert pool.shard_slugs(list(reversed(slugs)), 2, 3) == shards[1]  # order of discovery does not matter
+    assert pool.parse_shard("2/4") == (2, 4)
+    for bad in ("0/4", "5/4", "1", "a/b", "1/0"):
+        with pytest.raises(pool.PoolError):
+            pool.parse_shard(bad)
+
+
+def test_visible_device_follows_the_parents_own_selection():
+    assert pool.visible_device(1, {}) == "1"
+    assert pool.visible_device(1, {"CUDA_VISIBLE_DEVICES": "4,6"}) == "6"
+    assert pool.visible_device(0, {"CUDA_VISIBLE_DEVICES": "GPU-abc"}) == "GPU-abc"
+
+
+# -- workers ------------------------------------------------------------------------------
+
+
+def test_two_workers_share_one_queue_and_are_bound_to_their_gpu():
+    jobs = [job(f"term-{i}") for i in range(8)]
+    t0 = time.monotonic()
+    done, lines = run(jobs, count=2)
+    wall = time.monotonic() - t0
+    assert all(o.ok for o in done.values()) and len(done) == 8
+    by_gpu = {}
+    for o in done.values():
+        by_gpu.setdefault(o.gpu, []).append(o)
+        assert o.result["environment"]["cuda_visible_devices"] == str(o.gpu)
+    assert set(by_gpu) == {0, 1} and all(len(v) >= 2 for v in by_gpu.values())
+    # 8 jobs of 0.3 s on two workers overlap: well under the 2.4 s they take one after another
+    assert wall < 2.4 + 3.0  # generous for process start on a busy CI machine
+    starts = sorted((o.result["environment"]["started"], o.gpu) for o in done.values())
+    assert {g for _, g in starts[:2]} == {0, 1}  # both GPUs worked from the start
+    assert any(who == "GPU 1" and "measuring" in line for who, line in lines)  # progress per GPU
+
+
+def test_a_hung_entry_is_killed_at_the_deadline_and_the_rest_goes_on():
+    done, lines = run([job("a-hang"), job("b"), job("c")], count=1, deadline_s=2.0)
+    assert "deadline" in done["a-hang"].error and "killed" in done["a-hang"].error
+    assert done["b"].ok and done["c"].ok  # a fresh worker took over the GPU
+
+
+def test_a_crashing_worker_loses_only_its_entry():
+    done, lines = run([job("x-crash"), job("y-crash-once"), job("z")], count=1)
+    assert "died (signal 9) 2 times" in done["x-crash"].error
+    assert done["y-crash-once"].ok  # retried once, then fine
+    assert done["z"].ok
+    assert any("retrying" in line for _, line in lines)
+
+
+def test_failures_are_data_and_stray_stdout_cannot_break_the_protocol():
+    done, lines = run([job("p-fail"), job("q-noisy")], count=1)
+    assert done["p-fail"].error == "p-fail: output y is wrong in 3 of 1024 elements"
+    assert done["q-noisy"].ok
+    assert any("not protocol" in line for _, line in lines)
+
+
+def test_jobs_go_only_to_gpus_of_their_model():
+    mixed = [dict(gpus(1, "Model A")[0]), dict(gpus(2, "Model B")[1])]
+    done = pool.Pool(mixed, target=FAKE, say=lambda *a: None).run(
+        [job("t1", "model-a"), job("t2", "model-b"), job("t3", "model-c")])
+    by = {o.job.slug: o for o in done}
+    assert by["t1"].gpu == 0 and by["t2"].gpu == 1
+    assert "no working GPU of model model-c" in by["t3"].error
+
+
+# -- through measuring: staleness, store, log ---------------------------------------------------
+
+ENTRY = """---
+title: {title}
+summary: A fixture entry for the pool.
+measure:
+  sources: [k.cu]
+  archs: [sm_75]
+  reference: ref.py
+  sizes: [{{n: 1024}}]
+  headline: {{n: 1024}}
+  buffers: {{x: {{role: input}}, y: {{role: output}}}}
+  variants:
+    - {{name: copy, label: copy, bytes_per_elem: 8, launches: [{{kernel: k, grid: ["4"], block: [256], args: [x, y, n]}}]}}
+---
+Body.
+"""
+
+
+def make_entries(root, slugs):
+    for slug in slugs:
+        (root / f"{slug}.md").write_text(ENTRY.format(title=slug))
+        (root / slug).mkdir()
+        (root / slug / "k.cu").write_text('extern "C" __global__ void k(const float* x, float* y, int n) {}\n')
+        (root / slug / "ref.py").write_text("def reference(variant, inputs, scalars, params):\n"
+                                            "    return {'y': inputs['x']}\n")
+    return load_entries(root)
+
+
+def test_measure_entries_records_results_keeps_good_ones_and_lists_failures(tmp_path, caplog):
+    entries = make_entries(tmp_path, ["alpha", "beta-fail", "gamma-hang"])
+    log = logging.getLogger("test.pool")
+    kw = dict(target=FAKE, available=gpus(2), deadline_s=3.0)
+    with caplog.at_level(logging.INFO, logger="test.pool"):
+        first = measuring.measure_entries(list(entries.values()), log, **kw)
+    assert {o.job.slug: o.ok for o in first} == {"alpha": True, "beta-fail": False, "gamma-hang": False}
+    alpha = json.loads((tmp_path / "alpha/results/fake-gpu.json").read_text())
+    assert alpha["status"] == "ok"
+    failed = json.loads((tmp_path / "beta-fail/results/fake-gpu.json").read_text())
+    assert failed["status"] == "failed" and "wrong in 3 of 1024" in failed["error"]
+    summary = [r.message for r in caplog.records if r.message.startswith("measurement failed for 2 of 3")]
+    assert summary and "beta-fail on fake-gpu" in summary[0] and "gamma-hang on fake-gpu" in summary[0]
+    # a good result, then a failure: the good one stays, with the failure beside it
+    good = dict(alpha, entry="beta-fail", fingerprint="sha256:older")
+    store.record_success(tmp_path / "beta-fail", good)
+    measuring.measure_entries([entries["beta-fail"]], log, **kw)
+    kept = json.loads((tmp_path / "beta-fail/results/fake-gpu.json").read_text())
+    assert kept["status"] == "ok" and kept["fingerprint"] == "sha256:older"
+    assert "wrong in 3 of 1024" in kept["last_failure"]["error"]
+    # current results are not measured again
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="test.pool"):
+        assert measuring.measure_entries([entries["alpha"]], log, **kw) == []
+    assert "nothing to measure" in caplog.text
+
+
+def test_plan_shards_and_models(tmp_path):
+    entries = list(make_entries(tmp_path, ["a", "b", "c", "d"]).values())
+    two_models = [dict(gpus(1, "Model A")[0]), dict(gpus(2, "Model B")[1])]
+    jobs = measuring.plan(entries, two_models)
+    assert [(j.slug, j.device) for j in jobs] == [(s, d) for d in ("model-a", "model-b") for s in "abcd"]
+    first, second = (measuring.plan(entries, gpus(1), shard=(i, 2)) for i in (1, 2))
+    assert {j.slug for j in first} == {"a", "c"} and {j.slug for j in second} == {"b", "d"}
