@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -77,15 +76,16 @@ def write_project(tmp_path: Path, entries: dict[str, str], files: dict[str, str 
     return project
 
 
-def mkdocs(project: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    """Run the real `mkdocs` command in a fixture project."""
+def mkdocs(project: Path, *args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run the real `mkdocs` command in a fixture project (as `python -m mkdocs`, which works with or
+    without a console script, e.g. on the GPU node where packages are installed with --target)."""
     import os
 
     full_env = dict(os.environ, NO_MKDOCS_2_WARNING="1", GLOSSARY_MEASURE="never")
     full_env.pop("GLOSSARY_PREVIEW", None)
     full_env.update(env or {})
-    exe = shutil.which("mkdocs", path=str(Path(sys.executable).parent)) or "mkdocs"
-    return subprocess.run([exe, *args], cwd=project, env=full_env, capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "mkdocs", *args], cwd=project, env=full_env,
+                          capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.fixture
