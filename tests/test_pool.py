@@ -185,3 +185,29 @@ def test_plan_shards_and_models(tmp_path):
     assert [(j.slug, j.device) for j in jobs] == [(s, d) for d in ("model-a", "model-b") for s in "abcd"]
     first, second = (measuring.plan(entries, gpus(1), shard=(i, 2)) for i in (1, 2))
     assert {j.slug for j in first} == {"a", "c"} and {j.slug for j in second} == {"b", "d"}
+
+
+def test_shards_from_two_nodes_and_two_models_merge_by_copying_files(tmp_path, monkeypatch):
+    """Node 1 runs shard 1/2 and node 2 shard 2/2, each on its own GPU model; copying node 2's
+    result files into node 1's tree completes both models, with nothing stale and nothing overwritten."""
+    import shutil
+
+    monkeypatch.setenv("FAKE_SLEEP", "0.05")
+    slugs = ["a", "b", "c"]
+    nodes = [tmp_path / "node1", tmp_path / "node2"]
+    for node in nodes:
+        node.mkdir()
+        make_entries(node, slugs)
+    log = logging.getLogger("test.pool")
+    for model in ("Model A", "Model B"):
+        for i, node in enumerate(nodes, 1):
+            entries = list(load_entries(node).values())
+            measuring.measure_entries(entries, log, shard=(i, 2), target=FAKE, available=gpus(1, model))
+    for path in (nodes[1]).glob("*/results/*.json"):
+        dest = nodes[0] / path.relative_to(nodes[1])
+        assert not dest.exists()  # each (entry, device) was measured by exactly one node
+        dest.parent.mkdir(exist_ok=True)
+        shutil.copy(path, dest)
+    merged = list(load_entries(nodes[0]).values())
+    for device in ("model-a", "model-b"):
+        assert measuring.stale_entries(merged, device) == []
