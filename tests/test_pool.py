@@ -211,3 +211,21 @@ def test_shards_from_two_nodes_and_two_models_merge_by_copying_files(tmp_path, m
     merged = list(load_entries(nodes[0]).values())
     for device in ("model-a", "model-b"):
         assert measuring.stale_entries(merged, device) == []
+
+
+def test_fleet_recipes_use_options_the_cli_has():
+    import re
+    from pathlib import Path
+
+    import yaml
+
+    from glossary.cli import cli
+
+    root = Path(__file__).resolve().parent.parent / "docs" / "examples"
+    workflow = yaml.safe_load((root / "measure-fleet.yml").read_text())
+    assert set(workflow["jobs"]) == {"measure", "collect"}
+    text = (root / "measure-fleet.yml").read_text() + (root / "measure-array.sbatch").read_text()
+    known = {opt for p in cli.commands["measure"].params for opt in getattr(p, "opts", [])}
+    lines = re.findall(r"glossary measure([^\n|]*)", text)
+    flags = {token for line in lines for token in line.split() if token.startswith("--")}
+    assert flags and flags <= known, flags - known
