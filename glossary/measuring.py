@@ -90,6 +90,16 @@ def measure_entries(entries: list[Entry], log: logging.Logger, *, only_stale: bo
         if not available:
             raise NoGPU(why)
     chosen = pool.select_gpus(gpus, available)
+    with pool.hold_gpus(chosen, lambda line: log.info("%s", line)):
+        return _measure(entries, log, chosen, only_stale=only_stale, shard=shard, deadline_s=deadline_s,
+                        target=target, say=say, on_done=on_done)
+
+
+def _measure(entries: list[Entry], log: logging.Logger, chosen: list[dict], *, only_stale: bool,
+             shard: tuple[int, int] | None, deadline_s: float, target: str,
+             say: Callable[[str, str], None] | None,
+             on_done: Callable[[pool.Outcome], None] | None) -> list[pool.Outcome]:
+    """measure_entries, once the GPUs are ours: plan (after any wait, so others' results count), run, record."""
     names = ", ".join(f"{g['index']}: {g['name']}" for g in chosen)
     jobs = plan(entries, chosen, only_stale=only_stale, shard=shard)
     if not jobs:

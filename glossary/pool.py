@@ -17,19 +17,25 @@ libraries print goes to stderr, so stray output cannot corrupt the protocol.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import fcntl
 import importlib
 import json
 import os
 import queue
+import re
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import IO, Any, Callable
+from pathlib import Path
+from typing import IO, Any, Callable, Iterator
 
 HARNESS = "glossary.pool:run_harness"
 DEFAULT_DEADLINE_S = 1800.0
@@ -124,13 +130,45 @@ def visible_device(index: int, environ: dict[str, str]) -> str:
     return str(index)
 
 
+@contextlib.contextmanager
+def hold_gpus(gpus: list[dict], say: Callable[[str], None], lock_dir: str | None = None) -> Iterator[None]:
+    """Hold an exclusive lock on each GPU for as long as the block runs.
+
+    Two measuring runs on one node would time each other's kernels, so a second
+    run waits here until the first is done (and then finds its entries current).
+    The locks are flock()s on files named after the card's PCI bus id: the kernel
+    drops them when the holder exits, however it exits.
+    """
+    folder = Path(lock_dir or os.environ.get("GLOSSARY_LOCK_DIR") or Path(tempfile.gettempdir()) / "glossary-gpu-locks")
+    folder.mkdir(parents=True, exist_ok=True)
+    held = []
+    try:
+        for gpu in gpus:
+            name = re.sub(r"[^A-Za-z0-9.-]+", "_", str(gpu.get("pci_bus_id") or f"index-{gpu['index']}"))
+            fh = open(folder / f"{name}.lock", "a+")
+            held.append(fh)
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                fh.seek(0)
+                holder = fh.read().strip() or "another process"
+                say(f"GPU {gpu['index']} is measuring for {holder}; waiting for it to finish")
+                fcntl.flock(fh, fcntl.LOCK_EX)
+            fh.seek(0)
+            fh.truncate()
+            fh.write(f"pid {os.getpid()} on {socket.gethostname()}\n")
+            fh.flush()
+        yield
+    finally:
+        for fh in held:
+            fh.close()  # closing drops the lock
+
+
 # -- the worker side ------------------------------------------------------------------------
 
 
 def run_harness(job: Job, progress: Callable[[str], None]) -> dict:
     """The real job: parse the entry again and measure it with the pycuda harness."""
-    from pathlib import Path
-
     from glossary.model import parse_entry
     from measure import runner
 

@@ -229,3 +229,36 @@ def test_fleet_recipes_use_options_the_cli_has():
     lines = re.findall(r"glossary measure([^\n|]*)", text)
     flags = {token for line in lines for token in line.split() if token.startswith("--")}
     assert flags and flags <= known, flags - known
+
+
+def test_two_measuring_runs_at_once_take_turns_on_a_gpu(tmp_path):
+    """A second run waits for the GPU instead of timing its kernels beside the first one's,
+    then finds the entries current and measures nothing; the store is whole."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    make_entries(tmp_path, ["one", "two"])
+    script = (
+        "import logging, sys\n"
+        "logging.basicConfig(level=logging.INFO, format='%(message)s')\n"
+        "from glossary import measuring\n"
+        "from glossary.model import load_entries\n"
+        "from pathlib import Path\n"
+        "gpu = [{'index': 0, 'name': 'Fake GPU', 'pci_bus_id': '0000:99:00.0', 'device': 'fake-gpu'}]\n"
+        "out = measuring.measure_entries(list(load_entries(Path(sys.argv[1])).values()), logging.getLogger('m'),\n"
+        "                                target='pool_fakes:sleepy', available=gpu)\n"
+        "print('MEASURED', len(out))\n")
+    here = str(Path(__file__).resolve().parent)
+    env = dict(os.environ, FAKE_SLEEP="1.0", GLOSSARY_LOCK_DIR=str(tmp_path / "locks"),
+               PYTHONPATH=os.pathsep.join([here, *sys.path]))
+    runs = [subprocess.Popen([sys.executable, "-c", script, str(tmp_path)], env=env, text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT) for _ in range(2)]
+    outputs = [r.communicate(timeout=120)[0] for r in runs]
+    assert all(r.returncode == 0 for r in runs), outputs
+    measured = sorted(int(o.rsplit("MEASURED", 1)[1]) for o in outputs)
+    assert measured == [0, 2], outputs
+    assert any("waiting for it to finish" in o for o in outputs)
+    for slug in ("one", "two"):
+        assert json.loads((tmp_path / slug / "results" / "fake-gpu.json").read_text())["status"] == "ok"
