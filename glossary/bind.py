@@ -13,7 +13,9 @@ renders with its unit and a tooltip saying where it was measured.
     fig.l2()   fig.launch_us(v)
     coalescing:  fig.useful(v)  fig.overfetch(v)  fig.counted_ratio(a, b)
     roofline:    fig.gflops(v)  fig.intensity(v)  fig.ceiling()  fig.ridge()  fig.of_roof(v)
-    launches:    fig.host_ms(v)  fig.per_launch_us(v)  fig.host_per_launch_us(v)  fig.crossover(v)
+    launches:    fig.host_ms(v)  fig.per_launch_us(v)  fig.host_per_launch_us(v)  fig.launch_cost_us(v)
+                 fig.crossover(v): the least work per launch where GPU time per launch reaches the
+                 host's cost per launch (its least host time per launch in the sweep)
 
 A figure that has no data (a device never measured, a size not swept) renders
 as a visible "[no result: ...]" marker and is reported, so strict builds fail.
@@ -240,14 +242,24 @@ class Figures:
             raise NoResult(f"no host time recorded for {variant!r} (timing.clock: both)")
         return self._figure(f"{row.host_us_per_launch:.2f} µs", device, size)
 
+    def launch_cost_us(self, variant: str) -> Figure:
+        """The host's cost per launch: the least host time per launch across the sweep."""
+        device = self._device()
+        cost = device.launch_cost_us(variant)
+        if cost is None:
+            raise NoResult(f"no host time recorded for {variant!r} (timing.clock: both)")
+        return Figure(f"{cost:.2f} µs", f"{device.gpu}, least host time per launch across the sweep, "
+                                          f"captured {device.captured_on}")
+
     def crossover(self, variant: str) -> Figure:
         """The least work per launch, across the sweep, at which ``variant`` stops being launch-bound."""
         device = self._device()
-        timed = [(s, r) for s in device.sizes for r in s.rows if r.name == variant and r.launch_bound is not None]
+        timed = [(s, r) for s in device.sizes for r in s.rows
+                 if r.name == variant and device.launch_bound(r) is not None]
         if not timed:
             raise NoResult(f"no host time recorded for {variant!r} (timing.clock: both)")
         for size, row in sorted(timed, key=lambda sr: sr[0].elements):
-            if not row.launch_bound:
+            if not device.launch_bound(row):
                 per = size.elements // (row.launches or 1)
                 return self._figure(f"{figures.fmt_int(per)} elements per launch", device, size)
         raise NoResult(f"{variant!r} is launch-bound at every size of the sweep")

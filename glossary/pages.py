@@ -91,11 +91,6 @@ class VariantRow:
     def host_us_per_launch(self) -> float | None:
         return 1000 * self.host_ms / self.launches if self.launches and self.host_ms is not None else None
 
-    @property
-    def launch_bound(self) -> bool | None:
-        """Whether the host took longer to enqueue and wait than the GPU took to run, where both were timed."""
-        return None if self.host_ms is None else self.host_ms > self.ms
-
 
 @dataclass(frozen=True)
 class RatioRow:
@@ -157,6 +152,11 @@ class SizeView:
     headline: bool
     roofline: Roofline | None = None
 
+    @property
+    def shows_useful(self) -> bool:
+        """Whether some variant needs fewer bytes than it moves, so the page shows both."""
+        return any(r.useful_bytes != r.bytes_per_elem for r in self.rows)
+
 
 @dataclass(frozen=True)
 class DeviceView:
@@ -182,6 +182,28 @@ class DeviceView:
             if size.headline:
                 return size
         return self.sizes[-1] if self.sizes else None
+
+    @property
+    def host_timed(self) -> bool:
+        """Whether host time was recorded beside GPU time (timing.clock: both)."""
+        return any(r.host_ms is not None for s in self.sizes for r in s.rows)
+
+    def launch_cost_us(self, variant: str) -> float | None:
+        """The host's cost per launch of ``variant``: its least host time per launch across the sweep.
+
+        Host time always includes the GPU's (the host waits for it), so only where the GPU
+        keeps up, at the least work per launch, does host time per launch show the
+        enqueue cost alone."""
+        costs = [r.host_us_per_launch for s in self.sizes for r in s.rows
+                 if r.name == variant and r.host_us_per_launch is not None]
+        return min(costs) if costs else None
+
+    def launch_bound(self, row: VariantRow) -> bool | None:
+        """Whether the GPU finishes a launch's work faster than the host can make the launch."""
+        cost = self.launch_cost_us(row.name)
+        if cost is None or row.gpu_us_per_launch is None:
+            return None
+        return row.gpu_us_per_launch < cost
 
     @property
     def captured_on(self) -> str:
