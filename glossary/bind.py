@@ -35,6 +35,9 @@ from glossary.pages import DeviceView, SizeView
 from measure.spec import Variant
 
 
+_NO_HOST = "no host time recorded for {!r} (timing.clock: both)"
+
+
 class NoResult(Exception):
     """A bound figure with nothing recorded to bind to."""
 
@@ -102,6 +105,14 @@ class Figures:
             if row.name == variant:
                 return device, size, row
         raise NoResult(f"no variant {variant!r} at this size")
+
+    def _value(self, variant: str, attr: str, why: str) -> tuple[DeviceView, SizeView, float]:
+        """A row's derived value, or NoResult(why) where it was not recorded."""
+        device, size, row = self._row(variant)
+        value = getattr(row, attr)
+        if value is None:
+            raise NoResult(why)
+        return device, size, value
 
     def _figure(self, text: str, device: DeviceView, size: SizeView) -> Figure:
         stat = device.method.get("statistic", "mean")
@@ -172,10 +183,8 @@ class Figures:
 
     def overfetch(self, variant: str) -> Figure:
         """DRAM bytes counted per useful byte."""
-        device, size, row = self._row(variant)
-        if row.overfetch is None:
-            raise NoResult(f"no DRAM counter data for {variant!r}")
-        return self._figure(f"{row.overfetch:.1f}×", device, size)
+        device, size, value = self._value(variant, "overfetch", f"no DRAM counter data for {variant!r}")
+        return self._figure(f"{value:.1f}×", device, size)
 
     def counted_ratio(self, num: str, den: str) -> Figure:
         """The ratio of DRAM bytes the counters saw for two variants."""
@@ -186,10 +195,8 @@ class Figures:
         return self._figure(f"{a.counted_bytes_per_elem / b.counted_bytes_per_elem:.2f}×", device, size)
 
     def gflops(self, variant: str) -> Figure:
-        device, size, row = self._row(variant)
-        if row.gflops is None:
-            raise NoResult(f"{variant!r} has no flops_per_elem")
-        return self._figure(f"{figures.fmt_fixed(row.gflops, 0)} GFLOP/s", device, size)
+        device, size, value = self._value(variant, "gflops", f"{variant!r} has no flops_per_elem")
+        return self._figure(f"{figures.fmt_fixed(value, 0)} GFLOP/s", device, size)
 
     def intensity(self, variant: str) -> Figure:
         """FLOP per predicted DRAM byte (from the spec)."""
@@ -223,31 +230,25 @@ class Figures:
         return self._figure(f"{100 * fraction:.0f}%", device, size)
 
     def host_ms(self, variant: str) -> Figure:
-        device, size, row = self._row(variant)
-        if row.host_ms is None:
-            raise NoResult(f"no host time recorded for {variant!r} (timing.clock: both)")
-        return self._figure(f"{figures.fmt_ms(row.host_ms)} ms", device, size)
+        device, size, value = self._value(variant, "host_ms", _NO_HOST.format(variant))
+        return self._figure(f"{figures.fmt_ms(value)} ms", device, size)
 
     def per_launch_us(self, variant: str) -> Figure:
         """GPU time per launch."""
-        device, size, row = self._row(variant)
-        if row.gpu_us_per_launch is None:
-            raise NoResult(f"no launch count recorded for {variant!r}")
-        return self._figure(f"{row.gpu_us_per_launch:.2f} µs", device, size)
+        device, size, value = self._value(variant, "gpu_us_per_launch", f"no launch count recorded for {variant!r}")
+        return self._figure(f"{value:.2f} µs", device, size)
 
     def host_per_launch_us(self, variant: str) -> Figure:
         """Host time per launch."""
-        device, size, row = self._row(variant)
-        if row.host_us_per_launch is None:
-            raise NoResult(f"no host time recorded for {variant!r} (timing.clock: both)")
-        return self._figure(f"{row.host_us_per_launch:.2f} µs", device, size)
+        device, size, value = self._value(variant, "host_us_per_launch", _NO_HOST.format(variant))
+        return self._figure(f"{value:.2f} µs", device, size)
 
     def launch_cost_us(self, variant: str) -> Figure:
         """The host's cost per launch: the least host time per launch across the sweep."""
         device = self._device()
         cost = device.launch_cost_us(variant)
         if cost is None:
-            raise NoResult(f"no host time recorded for {variant!r} (timing.clock: both)")
+            raise NoResult(_NO_HOST.format(variant))
         return Figure(f"{cost:.2f} µs", f"{device.gpu}, least host time per launch across the sweep, "
                                           f"captured {device.captured_on}")
 
@@ -257,7 +258,7 @@ class Figures:
         timed = [(s, r) for s in device.sizes for r in s.rows
                  if r.name == variant and device.launch_bound(r) is not None]
         if not timed:
-            raise NoResult(f"no host time recorded for {variant!r} (timing.clock: both)")
+            raise NoResult(_NO_HOST.format(variant))
         for size, row in sorted(timed, key=lambda sr: sr[0].elements):
             if not device.launch_bound(row):
                 per = size.elements // (row.launches or 1)

@@ -78,6 +78,10 @@ def _within(off: float, claim: Claim) -> str:
     return "holds" if abs(off) <= claim.tolerance else "fails"
 
 
+def _reaches(value: float, claim: Claim) -> str:
+    return "holds" if value >= claim.at_least else "fails"
+
+
 def _speedup_bytes(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tuple[str, str]:
     num, den = rows.get(claim.num), rows.get(claim.den)
     if num is None or den is None:
@@ -113,7 +117,7 @@ def _of_floor(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tupl
     row = rows.get(claim.variant)
     if row is None or row.fraction_of_floor is None:
         return "n/a", "no copy floor recorded at this size"
-    return ("holds" if row.fraction_of_floor >= claim.at_least else "fails",
+    return (_reaches(row.fraction_of_floor, claim),
             f"{row.gbps:.1f} GB/s is {row.fraction_of_floor:.0%} of the {size.copy_floor_gbps:.1f} GB/s floor")
 
 
@@ -121,7 +125,7 @@ def _overfetch(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tup
     row = rows.get(claim.variant)
     if row is None or row.overfetch is None:
         return "n/a", "no DRAM counter data at this size"
-    return ("holds" if row.overfetch >= claim.at_least else "fails",
+    return (_reaches(row.overfetch, claim),
             f"counted {row.counted_bytes_per_elem:.1f} B/elem for {figures.fmt_bpe(row.useful_bytes)} useful "
             f"({row.overfetch:.2f}×)")
 
@@ -132,7 +136,7 @@ def _of_roof(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tuple
     fraction = roof.fraction(row) if roof is not None and row is not None else None
     if fraction is None:
         return "n/a", "no roofline at this size (no GFLOP/s or no copy floor)"
-    return ("holds" if fraction >= claim.at_least else "fails",
+    return (_reaches(fraction, claim),
             f"{row.gflops:.1f} GFLOP/s at {row.intensity:.3g} FLOP/B is {fraction:.0%} of the roof's "
             f"{roof.roof(row.intensity):.1f} ({roof.bound(row)}-bound; ridge {roof.ridge:.3g} FLOP/B)")
 
@@ -142,7 +146,7 @@ def _launch_bound(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> 
     if row is None or row.host_ms is None:
         return "n/a", "no host time recorded at this size"
     factor = row.host_ms / row.ms
-    return ("holds" if factor >= claim.at_least else "fails",
+    return (_reaches(factor, claim),
             f"host {figures.fmt_ms(row.host_ms)} ms against GPU {figures.fmt_ms(row.ms)} ms ({factor:.2f}×)")
 
 
