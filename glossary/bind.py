@@ -11,6 +11,11 @@ renders with its unit and a tooltip saying where it was measured.
     fig.ms(v)  fig.gbps(v)  fig.speedup(a, b)  fig.byte_ratio(a, b)  fig.bytes(v)
     fig.counted(v)  fig.dram(v)  fig.floor()  fig.of_floor(v)  fig.elements()  fig.gpu()
     fig.l2()   fig.launch_us(v)
+    coalescing:  fig.useful(v)  fig.overfetch(v)  fig.counted_ratio(a, b)
+    roofline:    fig.gflops(v)  fig.intensity(v)  fig.ceiling()  fig.ridge()  fig.of_roof(v)
+    launches:    fig.host_ms(v)  fig.per_launch_us(v)  fig.host_per_launch_us(v)  fig.launch_cost_us(v)
+                 fig.crossover(v): the least work per launch where GPU time per launch reaches the
+                 host's cost per launch (its least host time per launch in the sweep)
 
 A figure that has no data (a device never measured, a size not swept) renders
 as a visible "[no result: ...]" marker and is reported, so strict builds fail.
@@ -18,6 +23,7 @@ as a visible "[no result: ...]" marker and is reported, so strict builds fail.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 from dataclasses import dataclass, field
 
@@ -26,6 +32,10 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from glossary import figures
 from glossary.pages import DeviceView, SizeView
+from measure.spec import Variant
+
+
+_NO_HOST = "no host time recorded for {!r} (timing.clock: both)"
 
 
 class NoResult(Exception):
@@ -55,14 +65,15 @@ class Figures:
     device_key: str | None = None
     size: dict | None = None
     problems: list[str] = field(default_factory=list)
+    variants: dict[str, Variant] = field(default_factory=dict)  # the spec's, for predictions
 
     # -- choosing what to bind to ----------------------------------------------
 
     def on(self, device_key: str) -> "Figures":
-        return Figures(self.devices, self.bytes_by_variant, device_key, self.size, self.problems)
+        return dataclasses.replace(self, device_key=device_key)
 
     def at(self, **params: int) -> "Figures":
-        return Figures(self.devices, self.bytes_by_variant, self.device_key, params, self.problems)
+        return dataclasses.replace(self, size=params)
 
     def _device(self) -> DeviceView:
         usable = [d for d in self.devices if d.status == "ok"]
@@ -94,6 +105,14 @@ class Figures:
             if row.name == variant:
                 return device, size, row
         raise NoResult(f"no variant {variant!r} at this size")
+
+    def _value(self, variant: str, attr: str, why: str) -> tuple[DeviceView, SizeView, float]:
+        """A row's derived value, or NoResult(why) where it was not recorded."""
+        device, size, row = self._row(variant)
+        value = getattr(row, attr)
+        if value is None:
+            raise NoResult(why)
+        return device, size, value
 
     def _figure(self, text: str, device: DeviceView, size: SizeView) -> Figure:
         stat = device.method.get("statistic", "mean")
@@ -157,7 +176,101 @@ class Figures:
             raise NoResult(f"{device.gpu} has no recorded L2 size")
         return Figure(figures.fmt_bytes(device.l2_bytes), f"{device.gpu}, from the device attributes")
 
+    def useful(self, variant: str) -> Figure:
+        """Bytes per element the computation needs (the spec's useful_bytes_per_elem)."""
+        spec = self._spec_variant(variant)
+        return Figure(f"{figures.fmt_bpe(spec.useful_bytes)} B/elem", "predicted by the spec")
+
+    def overfetch(self, variant: str) -> Figure:
+        """DRAM bytes counted per useful byte."""
+        device, size, value = self._value(variant, "overfetch", f"no DRAM counter data for {variant!r}")
+        return self._figure(f"{value:.1f}×", device, size)
+
+    def counted_ratio(self, num: str, den: str) -> Figure:
+        """The ratio of DRAM bytes the counters saw for two variants."""
+        device, size, a = self._row(num)
+        _, _, b = self._row(den)
+        if a.counted_bytes_per_elem is None or not b.counted_bytes_per_elem:
+            raise NoResult(f"no DRAM counter data for {num!r} and {den!r}")
+        return self._figure(f"{a.counted_bytes_per_elem / b.counted_bytes_per_elem:.2f}×", device, size)
+
+    def gflops(self, variant: str) -> Figure:
+        device, size, value = self._value(variant, "gflops", f"{variant!r} has no flops_per_elem")
+        return self._figure(f"{figures.fmt_fixed(value, 0)} GFLOP/s", device, size)
+
+    def intensity(self, variant: str) -> Figure:
+        """FLOP per predicted DRAM byte (from the spec)."""
+        spec = self._spec_variant(variant)
+        if not spec.flops_per_elem:
+            raise NoResult(f"{variant!r} has no flops_per_elem")
+        return Figure(f"{spec.flops_per_elem / spec.bytes_per_elem:.3g} FLOP/B", "predicted by the spec")
+
+    def _roofline(self):
+        device, size = self._size()
+        if size.roofline is None:
+            raise NoResult("no roofline at this size (no GFLOP/s or no copy floor)")
+        return device, size, size.roofline
+
+    def ceiling(self) -> Figure:
+        """The measured compute ceiling: the best GFLOP/s any variant reached."""
+        device, size, roof = self._roofline()
+        return self._figure(f"{figures.fmt_fixed(roof.compute_gflops, 0)} GFLOP/s", device, size)
+
+    def ridge(self) -> Figure:
+        """The ridge point, compute ceiling over the copy floor, in FLOP per byte."""
+        device, size, roof = self._roofline()
+        return self._figure(f"{roof.ridge:.1f} FLOP/B", device, size)
+
+    def of_roof(self, variant: str) -> Figure:
+        device, size, roof = self._roofline()
+        _, _, row = self._row(variant)
+        fraction = roof.fraction(row)
+        if fraction is None:
+            raise NoResult(f"{variant!r} has no flops_per_elem")
+        return self._figure(f"{100 * fraction:.0f}%", device, size)
+
+    def host_ms(self, variant: str) -> Figure:
+        device, size, value = self._value(variant, "host_ms", _NO_HOST.format(variant))
+        return self._figure(f"{figures.fmt_ms(value)} ms", device, size)
+
+    def per_launch_us(self, variant: str) -> Figure:
+        """GPU time per launch."""
+        device, size, value = self._value(variant, "gpu_us_per_launch", f"no launch count recorded for {variant!r}")
+        return self._figure(f"{value:.2f} µs", device, size)
+
+    def host_per_launch_us(self, variant: str) -> Figure:
+        """Host time per launch."""
+        device, size, value = self._value(variant, "host_us_per_launch", _NO_HOST.format(variant))
+        return self._figure(f"{value:.2f} µs", device, size)
+
+    def launch_cost_us(self, variant: str) -> Figure:
+        """The host's cost per launch: the least host time per launch across the sweep."""
+        device = self._device()
+        cost = device.launch_cost_us(variant)
+        if cost is None:
+            raise NoResult(_NO_HOST.format(variant))
+        return Figure(f"{cost:.2f} µs", f"{device.gpu}, least host time per launch across the sweep, "
+                                          f"captured {device.captured_on}")
+
+    def crossover(self, variant: str) -> Figure:
+        """The least work per launch, across the sweep, at which ``variant`` stops being launch-bound."""
+        device = self._device()
+        timed = [(s, r) for s in device.sizes for r in s.rows
+                 if r.name == variant and device.launch_bound(r) is not None]
+        if not timed:
+            raise NoResult(_NO_HOST.format(variant))
+        for size, row in sorted(timed, key=lambda sr: sr[0].elements):
+            if not device.launch_bound(row):
+                per = size.elements // (row.launches or 1)
+                return self._figure(f"{figures.fmt_int(per)} elements per launch", device, size)
+        raise NoResult(f"{variant!r} is launch-bound at every size of the sweep")
+
     # Predictions come from the spec, not from a device.
+
+    def _spec_variant(self, variant: str) -> Variant:
+        if variant not in self.variants:
+            raise NoResult(f"no variant {variant!r} in the spec")
+        return self.variants[variant]
 
     def bytes(self, variant: str) -> Figure:
         if variant not in self.bytes_by_variant:
@@ -175,7 +288,8 @@ def _env() -> SandboxedEnvironment:
     return SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
 
 
-def render_body(body: str, devices: tuple[DeviceView, ...], bytes_by_variant: dict[str, float]) -> tuple[str, list[str]]:
+def render_body(body: str, devices: tuple[DeviceView, ...], bytes_by_variant: dict[str, float],
+                variants: tuple[Variant, ...] = ()) -> tuple[str, list[str]]:
     """Render the body's bound figures; returns (markdown, problems).
 
     A figure without data becomes "[no result: why]" in the text and a problem in
@@ -185,7 +299,7 @@ def render_body(body: str, devices: tuple[DeviceView, ...], bytes_by_variant: di
     if "{{" not in body and "{%" not in body:
         return body, []
     problems: list[str] = []
-    fig = Figures(devices, dict(bytes_by_variant), problems=problems)
+    fig = Figures(devices, dict(bytes_by_variant), problems=problems, variants={v.name: v for v in variants})
     env = _env()
 
     def guard(method):

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from glossary import figures
-from glossary.pages import DeviceView, SizeView
+from glossary.pages import DeviceView, SizeView, VariantRow, counted_ratio
+from measure import stats
 from measure.spec import Claim, MeasureSpec
 
 PAST_L2_FACTOR = 4  # a size is "past the L2" when its working set is at least this many L2s
@@ -32,11 +33,20 @@ class ClaimVerdict:
 def describe(claim: Claim, spec: MeasureSpec) -> str:
     """The claim in words, e.g. 'staged / fused matches the byte ratio within 10%'."""
     tol = f"{100 * claim.tolerance:.0f}%"
-    if claim.kind == "speedup_matches_bytes":
-        return f"{claim.num} / {claim.den} time ratio matches the byte ratio within {tol}"
-    if claim.kind == "counter_bytes_match":
-        return f"DRAM counter bytes of {claim.variant} match the prediction within {tol}"
-    return f"{claim.variant} reaches at least {100 * claim.at_least:.0f}% of the copy floor"
+    text = {
+        "speedup_matches_bytes": f"{claim.num} / {claim.den} time ratio matches the byte ratio within {tol}",
+        "speedup_matches_counted": f"{claim.num} / {claim.den} time ratio matches the ratio of DRAM bytes "
+                                   f"counted within {tol}",
+        "counter_bytes_match": f"DRAM counter bytes of {claim.variant} match the prediction within {tol}",
+        "fraction_of_floor": f"{claim.variant} reaches at least {100 * claim.at_least:.0f}% of the copy floor",
+        "overfetch": f"DRAM moves at least {claim.at_least:g}× the useful bytes of {claim.variant}",
+        "fraction_of_roof": f"{claim.variant} reaches at least {100 * claim.at_least:.0f}% of the measured "
+                            f"roofline at its intensity",
+        "launch_bound": f"{claim.variant} takes the host at least {claim.at_least:g}× its GPU time",
+    }[claim.kind]
+    if claim.size is not None:
+        text += f" (at {stats.size_label(dict(claim.size))})"
+    return text
 
 
 def evaluate(spec: MeasureSpec, device: DeviceView) -> list[ClaimVerdict]:
@@ -54,33 +64,101 @@ def _evaluate(claim: Claim, spec: MeasureSpec, device: DeviceView, size: SizeVie
     def verdict(status: str, numbers: str) -> ClaimVerdict:
         return ClaimVerdict(claim, device.gpu, size.elements, status, statement, numbers)
 
+    if claim.size is not None and dict(claim.size) != dict(size.params):
+        return verdict("n/a", f"the claim is about {stats.size_label(dict(claim.size))} only")
     if claim.sizes == "past_l2" and device.l2_bytes and size.working_set_bytes:
         if size.working_set_bytes < PAST_L2_FACTOR * device.l2_bytes:
             return verdict("n/a", f"working set {figures.fmt_bytes(size.working_set_bytes)} is under "
                                   f"{PAST_L2_FACTOR}× the L2 ({figures.fmt_bytes(device.l2_bytes)})")
-    rows = {r.name: r for r in size.rows}
-    if claim.kind == "speedup_matches_bytes":
-        num, den = rows.get(claim.num), rows.get(claim.den)
-        if num is None or den is None:
-            return verdict("n/a", "a variant was not measured at this size")
-        speed = num.ms / den.ms
-        predicted = num.bytes_per_elem / den.bytes_per_elem
-        off = speed / predicted - 1
-        return verdict("holds" if abs(off) <= claim.tolerance else "fails",
-                       f"time ratio {speed:.2f} against byte ratio {predicted:.2f} ({off:+.1%})")
-    if claim.kind == "counter_bytes_match":
-        row = rows.get(claim.variant)
-        if row is None or row.counted_bytes_per_elem is None:
-            return verdict("n/a", "no DRAM counter data at this size")
-        off = row.counted_bytes_per_elem / row.bytes_per_elem - 1
-        return verdict("holds" if abs(off) <= claim.tolerance else "fails",
-                       f"counted {row.counted_bytes_per_elem:.1f} B/elem against {figures.fmt_bpe(row.bytes_per_elem)} "
-                       f"predicted ({off:+.1%})")
+    status, numbers = _JUDGES[claim.kind](claim, size, {r.name: r for r in size.rows})
+    return verdict(status, numbers)
+
+
+def _within(off: float, claim: Claim) -> str:
+    return "holds" if abs(off) <= claim.tolerance else "fails"
+
+
+def _reaches(value: float, claim: Claim) -> str:
+    return "holds" if value >= claim.at_least else "fails"
+
+
+def _speedup_bytes(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tuple[str, str]:
+    num, den = rows.get(claim.num), rows.get(claim.den)
+    if num is None or den is None:
+        return "n/a", "a variant was not measured at this size"
+    speed = num.ms / den.ms
+    predicted = num.bytes_per_elem / den.bytes_per_elem
+    off = speed / predicted - 1
+    return _within(off, claim), f"time ratio {speed:.2f} against byte ratio {predicted:.2f} ({off:+.1%})"
+
+
+def _speedup_counted(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tuple[str, str]:
+    num, den = rows.get(claim.num), rows.get(claim.den)
+    if num is None or den is None:
+        return "n/a", "a variant was not measured at this size"
+    moved = counted_ratio(num, den)
+    if moved is None:
+        return "n/a", "no DRAM counter data at this size"
+    speed = num.ms / den.ms
+    off = speed / moved - 1
+    return _within(off, claim), f"time ratio {speed:.2f} against counted byte ratio {moved:.2f} ({off:+.1%})"
+
+
+def _counter_bytes(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tuple[str, str]:
+    row = rows.get(claim.variant)
+    if row is None or row.counted_bytes_per_elem is None:
+        return "n/a", "no DRAM counter data at this size"
+    off = row.counted_bytes_per_elem / row.bytes_per_elem - 1
+    return _within(off, claim), (f"counted {row.counted_bytes_per_elem:.1f} B/elem against "
+                                 f"{figures.fmt_bpe(row.bytes_per_elem)} predicted ({off:+.1%})")
+
+
+def _of_floor(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tuple[str, str]:
     row = rows.get(claim.variant)
     if row is None or row.fraction_of_floor is None:
-        return verdict("n/a", "no copy floor recorded at this size")
-    return verdict("holds" if row.fraction_of_floor >= claim.at_least else "fails",
-                   f"{row.gbps:.1f} GB/s is {row.fraction_of_floor:.0%} of the {size.copy_floor_gbps:.1f} GB/s floor")
+        return "n/a", "no copy floor recorded at this size"
+    return (_reaches(row.fraction_of_floor, claim),
+            f"{row.gbps:.1f} GB/s is {row.fraction_of_floor:.0%} of the {size.copy_floor_gbps:.1f} GB/s floor")
+
+
+def _overfetch(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tuple[str, str]:
+    row = rows.get(claim.variant)
+    if row is None or row.overfetch is None:
+        return "n/a", "no DRAM counter data at this size"
+    return (_reaches(row.overfetch, claim),
+            f"counted {row.counted_bytes_per_elem:.1f} B/elem for {figures.fmt_bpe(row.useful_bytes)} useful "
+            f"({row.overfetch:.2f}×)")
+
+
+def _of_roof(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tuple[str, str]:
+    row = rows.get(claim.variant)
+    roof = size.roofline
+    fraction = roof.fraction(row) if roof is not None and row is not None else None
+    if fraction is None:
+        return "n/a", "no roofline at this size (no GFLOP/s or no copy floor)"
+    return (_reaches(fraction, claim),
+            f"{row.gflops:.1f} GFLOP/s at {row.intensity:.3g} FLOP/B is {fraction:.0%} of the roof's "
+            f"{roof.roof(row.intensity):.1f} ({roof.bound(row)}-bound; ridge {roof.ridge:.3g} FLOP/B)")
+
+
+def _launch_bound(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tuple[str, str]:
+    row = rows.get(claim.variant)
+    if row is None or row.host_ms is None:
+        return "n/a", "no host time recorded at this size"
+    factor = row.host_ms / row.ms
+    return (_reaches(factor, claim),
+            f"host {figures.fmt_ms(row.host_ms)} ms against GPU {figures.fmt_ms(row.ms)} ms ({factor:.2f}×)")
+
+
+_JUDGES = {
+    "speedup_matches_bytes": _speedup_bytes,
+    "speedup_matches_counted": _speedup_counted,
+    "counter_bytes_match": _counter_bytes,
+    "fraction_of_floor": _of_floor,
+    "overfetch": _overfetch,
+    "fraction_of_roof": _of_roof,
+    "launch_bound": _launch_bound,
+}
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ def collect(entry: Entry, results: dict[str, dict]) -> Measured:
     devices = tuple(pages.device_views(entry, results))
     spec = entry.meta.measure
     predicted = {v.name: v.bytes_per_elem for v in spec.variants} if spec else {}
-    body, problems = bind.render_body(entry.body, devices, predicted)
+    body, problems = bind.render_body(entry.body, devices, predicted, spec.variants if spec else ())
     verdicts = tuple(v for d in devices for v in claims.evaluate(spec, d)) if spec else ()
     return Measured(devices, body, tuple(problems), verdicts)
 

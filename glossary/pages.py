@@ -60,6 +60,36 @@ class VariantRow:
     samples: int | None
     spread: str | None  # "min–max" of the samples, where there are samples
     dram_as_timed: float | None = None  # DRAM counters with the caches as the timed runs had them
+    useful_bytes_per_elem: float | None = None  # what the computation needs, where DRAM moves more
+    flops_per_elem: float | None = None
+    launches: int | None = None
+    host_ms: float | None = None  # host wall time of the same region (timing.clock: both)
+
+    @property
+    def useful_bytes(self) -> float:
+        return self.bytes_per_elem if self.useful_bytes_per_elem is None else self.useful_bytes_per_elem
+
+    @property
+    def overfetch(self) -> float | None:
+        """DRAM bytes the counters saw per useful byte (sector over-fetch), where counted."""
+        if self.counted_bytes_per_elem is None or not self.useful_bytes:
+            return None
+        return self.counted_bytes_per_elem / self.useful_bytes
+
+    @property
+    def intensity(self) -> float | None:
+        """Arithmetic intensity in FLOP per predicted DRAM byte."""
+        if self.flops_per_elem is None or not self.bytes_per_elem:
+            return None
+        return self.flops_per_elem / self.bytes_per_elem
+
+    @property
+    def gpu_us_per_launch(self) -> float | None:
+        return 1000 * self.ms / self.launches if self.launches else None
+
+    @property
+    def host_us_per_launch(self) -> float | None:
+        return 1000 * self.host_ms / self.launches if self.launches and self.host_ms is not None else None
 
 
 @dataclass(frozen=True)
@@ -68,6 +98,47 @@ class RatioRow:
     den: str
     time_ratio: float
     byte_ratio: float
+    counted_ratio: float | None = None  # the ratio of DRAM bytes the counters saw, where both were counted
+
+
+@dataclass(frozen=True)
+class Roofline:
+    """The measured roofline of one size: the copy floor as the bandwidth ceiling, the best
+    GFLOP/s any variant reached as the compute ceiling, and the ridge point between them."""
+
+    bandwidth_gbps: float
+    compute_gflops: float
+    compute_variant: str
+
+    @property
+    def ridge(self) -> float:
+        """FLOP per byte where the two ceilings meet: read off the data, not a datasheet."""
+        return self.compute_gflops / self.bandwidth_gbps
+
+    def roof(self, intensity: float) -> float:
+        """Attainable GFLOP/s at ``intensity`` FLOP/byte: min(bandwidth x intensity, compute)."""
+        return min(self.bandwidth_gbps * intensity, self.compute_gflops)
+
+    def fraction(self, row: "VariantRow") -> float | None:
+        """The row's GFLOP/s over the roof at its intensity."""
+        if row.gflops is None or row.intensity is None:
+            return None
+        return row.gflops / self.roof(row.intensity)
+
+    def bound(self, row: "VariantRow") -> str | None:
+        """'memory' left of the ridge, 'compute' right of it."""
+        if row.intensity is None:
+            return None
+        return "memory" if row.intensity < self.ridge else "compute"
+
+
+def roofline(rows: tuple["VariantRow", ...] | list["VariantRow"], floor_gbps: float | None) -> Roofline | None:
+    """The measured roofline of a size, where variants report FLOPs and a copy floor was measured."""
+    rated = [r for r in rows if r.gflops is not None]
+    if not rated or not floor_gbps:
+        return None
+    best = max(rated, key=lambda r: r.gflops)
+    return Roofline(bandwidth_gbps=floor_gbps, compute_gflops=best.gflops, compute_variant=best.name)
 
 
 @dataclass(frozen=True)
@@ -79,6 +150,12 @@ class SizeView:
     rows: tuple[VariantRow, ...]
     ratios: tuple[RatioRow, ...]
     headline: bool
+    roofline: Roofline | None = None
+
+    @property
+    def shows_useful(self) -> bool:
+        """Whether some variant needs fewer bytes than it moves, so the page shows both."""
+        return any(r.useful_bytes != r.bytes_per_elem for r in self.rows)
 
 
 @dataclass(frozen=True)
@@ -105,6 +182,28 @@ class DeviceView:
             if size.headline:
                 return size
         return self.sizes[-1] if self.sizes else None
+
+    @property
+    def host_timed(self) -> bool:
+        """Whether host time was recorded beside GPU time (timing.clock: both)."""
+        return any(r.host_ms is not None for s in self.sizes for r in s.rows)
+
+    def launch_cost_us(self, variant: str) -> float | None:
+        """The host's cost per launch of ``variant``: its least host time per launch across the sweep.
+
+        Host time always includes the GPU's (the host waits for it), so only where the GPU
+        keeps up, at the least work per launch, does host time per launch show the
+        enqueue cost alone."""
+        costs = [r.host_us_per_launch for s in self.sizes for r in s.rows
+                 if r.name == variant and r.host_us_per_launch is not None]
+        return min(costs) if costs else None
+
+    def launch_bound(self, row: VariantRow) -> bool | None:
+        """Whether the GPU finishes a launch's work faster than the host can make the launch."""
+        cost = self.launch_cost_us(row.name)
+        if cost is None or row.gpu_us_per_launch is None:
+            return None
+        return row.gpu_us_per_launch < cost
 
     @property
     def captured_on(self) -> str:
@@ -143,6 +242,7 @@ def _device_view(entry: Entry, key: str, result: dict, current: str | None) -> D
             rate = figures.gbps(useful, elements, ms)
             flops = var.get("flops_per_elem")
             samples = var.get("samples_ms")
+            host = var.get("host_stats")
             rows.append(VariantRow(
                 name=name,
                 label=labels.get(name, name),
@@ -155,24 +255,37 @@ def _device_view(entry: Entry, key: str, result: dict, current: str | None) -> D
                 fraction_of_floor=rate / floor if floor else None,
                 samples=len(samples) if samples else None,
                 spread=(f"{figures.fmt_ms(min(samples))}–{figures.fmt_ms(max(samples))}" if samples else None),
+                useful_bytes_per_elem=useful,
+                flops_per_elem=float(flops) if flops else None,
+                launches=var.get("launches"),
+                host_ms=float(host[statistic]) if host else None,
             ))
         by_name = {r.name: r for r in rows}
         ratios = tuple(
             RatioRow(num, den, by_name[num].ms / by_name[den].ms,
-                     by_name[num].bytes_per_elem / by_name[den].bytes_per_elem)
+                     by_name[num].bytes_per_elem / by_name[den].bytes_per_elem,
+                     counted_ratio(by_name[num], by_name[den]))
             for num, den in ratio_specs if num in by_name and den in by_name)
         sizes.append(SizeView(
             params=dict(size["params"]), elements=elements,
             working_set_bytes=size.get("working_set_bytes") or (
                 working_set_bytes(spec, size["params"]) if spec else None),
             copy_floor_gbps=floor,
-            rows=tuple(rows), ratios=ratios, headline=dict(size["params"]) == headline))
+            rows=tuple(rows), ratios=ratios, headline=dict(size["params"]) == headline,
+            roofline=roofline(rows, floor)))
     return DeviceView(
         key=key, gpu=env.get("gpu", key), status=result.get("status", "failed"),
         provenance="imported" if imported else "measured",
         imported_from=result.get("imported_from"), stale=stale, environment=env, method=method,
         sizes=tuple(sizes), error=result.get("error"), last_failure=result.get("last_failure"),
         l2_bytes=env.get("l2_bytes"))
+
+
+def counted_ratio(num: VariantRow, den: VariantRow) -> float | None:
+    """The ratio of DRAM bytes the counters saw for ``num`` and ``den``, where both were counted."""
+    if num.counted_bytes_per_elem is None or not den.counted_bytes_per_elem:
+        return None
+    return num.counted_bytes_per_elem / den.counted_bytes_per_elem
 
 
 def counted_bytes(variant: dict, pass_name: str = "flushed") -> float | None:

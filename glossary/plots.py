@@ -40,6 +40,10 @@ def alt_text(view: DeviceView) -> str:
         text += " across the size sweep"
         if view.l2_bytes and _x_is_bytes(view):
             text += " with the L2 size marked"
+    if view.headline and view.headline.roofline:
+        text += "; the measured roofline (GFLOP/s against FLOP per byte, log-log) with the ridge point marked"
+    if view.host_timed:
+        text += "; host and GPU time per launch across the sweep"
     return text
 
 
@@ -53,23 +57,86 @@ def device_svg(view: DeviceView) -> bytes:
         "axes.spines.top": False, "axes.spines.right": False,
     }):
         ratios = sweep and any(s.ratios for s in view.sizes)
+        extra = _extra_panels(view)
         size = (11.5, 3.2) if ratios else (8.0, 3.0) if sweep else (5.6, 2.8)
-        fig = Figure(figsize=size, layout="constrained")
+        fig = Figure(figsize=(size[0] + 4.6 * len(extra), size[1]), layout="constrained")
         FigureCanvasSVG(fig)
         fig.patch.set_alpha(0.0)
+        host = fig
+        if extra:
+            # Panels beyond the GB/s ones (roofline, launches) go to the right, same height.
+            host, side = fig.subfigures(1, 2, width_ratios=(size[0], 4.6 * len(extra)))
+            for ax, draw in zip(side.subplots(1, len(extra), squeeze=False)[0], extra):
+                draw(ax, view)
         if ratios:
-            bars_ax, sweep_ax, ratio_ax = fig.subplots(1, 3, width_ratios=(1, 1.2, 1.1))
+            bars_ax, sweep_ax, ratio_ax = host.subplots(1, 3, width_ratios=(1, 1.2, 1.1))
             _draw_sweep(sweep_ax, view)
             _draw_ratios(ratio_ax, view)
         elif sweep:
-            bars_ax, sweep_ax = fig.subplots(1, 2, width_ratios=(1, 1.25))
+            bars_ax, sweep_ax = host.subplots(1, 2, width_ratios=(1, 1.25))
             _draw_sweep(sweep_ax, view)
         else:
-            bars_ax = fig.subplots()
+            bars_ax = host.subplots()
         _draw_bars(bars_ax, view.headline)
         out = io.BytesIO()
         fig.savefig(out, format="svg", metadata={"Date": None}, transparent=True)
     return out.getvalue()
+
+
+def _extra_panels(view: DeviceView) -> list:
+    """Panels a spec's shape asks for: the measured roofline, host against GPU time per launch."""
+    panels = []
+    if view.headline is not None and view.headline.roofline is not None:
+        panels.append(_draw_roofline)
+    if view.host_timed:
+        panels.append(_draw_launches)
+    return panels
+
+
+def _draw_roofline(ax, view: DeviceView) -> None:
+    """Log-log: the roof min(bandwidth x intensity, compute ceiling), each variant's point, the ridge."""
+    size = view.headline
+    roof = size.roofline
+    rows = [r for r in size.rows if r.intensity is not None and r.gflops is not None]
+    xs = [r.intensity for r in rows]
+    lo, hi = min(xs + [roof.ridge]) / 2, max(xs + [roof.ridge]) * 2
+    grid = [lo * (hi / lo) ** (i / 200) for i in range(201)]
+    ax.plot(grid, [roof.roof(x) for x in grid], color=FLOOR_COLOR, linewidth=1.4, label="measured roof")
+    for i, r in enumerate(rows):
+        ax.plot([r.intensity], [r.gflops], marker="o", markersize=5, linestyle="none",
+                color=PALETTE[i % len(PALETTE)])
+    ax.plot(xs, [r.gflops for r in rows], color=PALETTE[0], linewidth=0.8, alpha=0.6, label="variants")
+    ax.axvline(roof.ridge, color=L2_COLOR, linestyle=":", linewidth=1.4,
+               label=f"ridge {figures.fmt_fixed(roof.ridge, 1)} FLOP/B")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=10)
+    ax.set_xlabel("arithmetic intensity (FLOP/byte)")
+    ax.set_ylabel("GFLOP/s")
+    ax.grid(True, which="major", linewidth=0.5, alpha=0.5)
+    ax.legend(fontsize=9, frameon=False, loc="lower right")
+    ax.set_title(f"Measured roofline at {figures.fmt_int(size.elements)} elements", fontsize=10, loc="left")
+
+
+def _draw_launches(ax, view: DeviceView) -> None:
+    """Host and GPU microseconds per launch across the sweep, per variant with several launches."""
+    sizes = [s for s in view.sizes if s.rows]
+    by_bytes = _x_is_bytes(view)
+    xs = [float(s.working_set_bytes if by_bytes else s.elements) for s in sizes]
+    names = [r.name for r in sizes[0].rows if r.host_ms is not None and (r.launches or 1) > 1]
+    for i, name in enumerate(names):
+        color = PALETTE[i % len(PALETTE)]
+        points = [(x, r.host_us_per_launch, r.gpu_us_per_launch) for x, s in zip(xs, sizes) for r in s.rows
+                  if r.name == name and r.host_us_per_launch is not None]
+        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=4, color=color,
+                label=f"{name}: host")
+        ax.plot([p[0] for p in points], [p[2] for p in points], marker="s", markersize=4, color=color,
+                linestyle="--", label=f"{name}: GPU")
+    _size_axis(ax, view, xs, by_bytes)
+    ax.set_yscale("log", base=10)
+    ax.set_ylabel("µs per launch")
+    ax.grid(True, axis="y", linewidth=0.5, alpha=0.5)
+    ax.legend(fontsize=9, frameon=False, loc="upper left")
+    ax.set_title("Time per launch across the sweep", fontsize=10, loc="left")
 
 
 def _sweep(view: DeviceView) -> bool:

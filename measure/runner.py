@@ -75,6 +75,9 @@ extern "C" __global__ void glossary_copy_f4(const float4* __restrict__ src, floa
 """
 
 
+TIMERS = {"device": "cuda-events", "host": "host-perf-counter", "both": "cuda-events+host-perf-counter"}
+
+
 class MeasurementError(RuntimeError):
     """A measurement that cannot be trusted: compile error, wrong result, CUDA error."""
 
@@ -370,7 +373,7 @@ def measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: st
             "flush_bytes": gpu.flush_bytes if spec.timing.l2_flush else 0,
             "flush_method": "a kernel reads (never writes) 2x the L2 before each sample" if spec.timing.l2_flush else None,
             "interleaved": True,
-            "timer": "cuda-events" if spec.timing.clock == "device" else "host-perf-counter",
+            "timer": TIMERS[spec.timing.clock],
             "blocking_timeout_s": BLOCK_TIMEOUT_NS / 1e9, "seed": spec.seed,
             "check": {"rtol": spec.rtol, "atol": spec.atol, "poison": "0x7fc00000 (float32) / 0xffffffff"},
         },
@@ -687,6 +690,7 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: _Gp
         regions["__vector_copy"] = lambda: copy_call.launch(gpu.stream)
         regions["__memcpy_dtod"] = lambda: drv.memcpy_dtod_async(floor_dst, floor_src, floor_bytes, gpu.stream)
         samples: dict[str, list[float]] = {name: [] for name in regions}
+        host_samples: dict[str, list[float]] = {name: [] for name in regions}
         sm_before = None
         reasons: set[str] = set()
         total = timing.warmups + timing.runs
@@ -694,9 +698,11 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: _Gp
             if k == timing.warmups:
                 sm_before = nvml.sm_clock_mhz()  # just after warm-up, so the clock reflects load
             for idx, (name, enqueue) in enumerate(regions.items()):
-                ms = gpu.sample(enqueue, timing.clock, timing.blocking, timing.l2_flush)
+                ms, host_ms = _sample_region(gpu, enqueue, timing)
                 if k >= timing.warmups:
                     samples[name].append(ms)
+                    if host_ms is not None:
+                        host_samples[name].append(host_ms)
             if k >= timing.warmups:
                 reasons.update(nvml.throttle_reasons() or [])
                 shown = ", ".join(f"{v.name} {samples[v.name][-1]:.4g} ms" for v in spec.variants)
@@ -728,6 +734,7 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: _Gp
             "stats": stats.summarize(samples[v.name]),
             "counters": None,
         }
+        variants[v.name].update(_host_part(host_samples[v.name]))
     return {
         "params": dict(params),
         "elements": elements,
@@ -743,6 +750,23 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: _Gp
         "clocks": {"sm_mhz_before": sm_before, "sm_mhz_after": sm_after, "throttle_reasons": sorted(reasons)},
         "variants": variants,
     }
+
+
+def _sample_region(gpu: _Gpu, enqueue: Callable[[], None], timing: Any) -> tuple[float, float | None]:
+    """(published ms, host ms or None).  With clock "both" the region is run twice: once timed
+    with events (behind the blocking kernel where asked), then once on the host clock with no
+    blocking kernel, so each sample pairs the GPU's time with what the host paid to enqueue it."""
+    if timing.clock != "both":
+        return gpu.sample(enqueue, timing.clock, timing.blocking, timing.l2_flush), None
+    device_ms = gpu.sample(enqueue, "device", timing.blocking, timing.l2_flush)
+    return device_ms, gpu.sample(enqueue, "host", False, timing.l2_flush)
+
+
+def _host_part(host_samples: list[float]) -> dict:
+    """The host-clock samples of a variant (clock: both), or nothing."""
+    if not host_samples:
+        return {}
+    return {"host_samples_ms": host_samples, "host_stats": stats.summarize(host_samples)}
 
 
 def _counter_pass(slug: str, entry_dir: Path, spec: MeasureSpec, result: dict,

@@ -10,7 +10,8 @@ chain of kernels; it expresses:
 * variants that differ in FLOPs per byte (the roofline: ``flops_per_elem``);
 * many tiny launches against one (launch overhead: ``repeat`` with the repeat
   index ``i`` usable in arguments, and ``timing.clock: host`` with the blocking
-  kernel off, because there the host's cost is the point).
+  kernel off, because there the host's cost is the point; ``clock: both`` records
+  the host's wall time beside the GPU's event time in the same run).
 """
 
 from __future__ import annotations
@@ -88,9 +89,10 @@ class Variant:
 class Timing:
     """How the harness times each variant."""
 
-    clock: Literal["device", "host"] = doc(
+    clock: Literal["device", "host", "both"] = doc(
         "device: CUDA events around the region; host: wall time of enqueue plus synchronize "
-        "(launch-overhead entries)", default="device")
+        "(launch-overhead entries); both: device samples as published, plus a host sample of each "
+        "region (without the blocking kernel) taken right after it", default="device")
     blocking: bool = doc("enqueue each timed region behind a blocking kernel so host launch cost "
                          "stays out of device time", default=True)
     l2_flush: bool = doc("write a buffer of twice the L2 before every sample (cold caches)", default=True)
@@ -114,27 +116,45 @@ class Ratio:
     den: str = doc("the faster variant's name")
 
 
+CLAIM_NEEDS = {
+    "speedup_matches_bytes": ("num", "den"),
+    "speedup_matches_counted": ("num", "den"),
+    "counter_bytes_match": ("variant",),
+    "fraction_of_floor": ("variant",),
+    "overfetch": ("variant",),
+    "fraction_of_roof": ("variant",),
+    "launch_bound": ("variant",),
+}
+
+
 @dataclass(frozen=True)
 class Claim:
     """An expectation the build checks against every device and size."""
 
-    kind: Literal["speedup_matches_bytes", "counter_bytes_match", "fraction_of_floor"] = doc(
+    kind: Literal["speedup_matches_bytes", "speedup_matches_counted", "counter_bytes_match",
+                  "fraction_of_floor", "overfetch", "fraction_of_roof", "launch_bound"] = doc(
         "speedup_matches_bytes: time(num)/time(den) within `tolerance` (relative) of the predicted "
-        "byte ratio; counter_bytes_match: DRAM counter bytes of `variant` within `tolerance` of its "
-        "prediction; fraction_of_floor: `variant` reaches at least `at_least` of the copy floor")
-    num: str | None = doc("for speedup_matches_bytes", default=None)
-    den: str | None = doc("for speedup_matches_bytes", default=None)
-    variant: str | None = doc("for counter_bytes_match and fraction_of_floor", default=None)
+        "byte ratio; speedup_matches_counted: the same against the ratio of DRAM bytes the counters "
+        "saw; counter_bytes_match: DRAM counter bytes of `variant` within `tolerance` of its "
+        "prediction; fraction_of_floor: `variant` reaches at least `at_least` of the copy floor; "
+        "overfetch: DRAM counter bytes of `variant` are at least `at_least` times its useful bytes; "
+        "fraction_of_roof: `variant` reaches at least `at_least` of the measured roofline at its "
+        "arithmetic intensity; launch_bound: host time of `variant` is at least `at_least` times "
+        "its GPU time (needs timing.clock: both)")
+    num: str | None = doc("for speedup_matches_bytes and speedup_matches_counted", default=None)
+    den: str | None = doc("for speedup_matches_bytes and speedup_matches_counted", default=None)
+    variant: str | None = doc("for the claims about one variant", default=None)
     tolerance: float = doc("relative tolerance, e.g. 0.1 for 10%", default=0.1)
-    at_least: float = doc("for fraction_of_floor, e.g. 0.9", default=0.9)
+    at_least: float = doc("for fraction_of_floor and fraction_of_roof (e.g. 0.9), overfetch and "
+                          "launch_bound (a factor, e.g. 2)", default=0.9)
     sizes: Literal["all", "past_l2"] = doc(
         "which sizes the claim is about: all, or only those whose working set is past 4x the L2",
         default="past_l2")
+    size: dict[str, int] | None = doc(
+        "judge only this point of the sweep (one of measure.sizes), e.g. {chunk: 1024}", default=None)
 
     def validate(self) -> None:
-        need = {"speedup_matches_bytes": ("num", "den"), "counter_bytes_match": ("variant",),
-                "fraction_of_floor": ("variant",)}[self.kind]
-        for key in need:
+        for key in CLAIM_NEEDS[self.kind]:
             if getattr(self, key) is None:
                 raise SchemaError(key, f"required for a {self.kind} claim")
 
@@ -208,6 +228,11 @@ class MeasureSpec:
                     raise SchemaError(f"ratios[{ri}].{key}", f"expected a variant name ({', '.join(names)}), "
                                                             f"found {getattr(ratio, key)!r}")
         for ci, claim in enumerate(self.claims):
+            if claim.size is not None and dict(claim.size) not in [dict(p) for p in self.sizes]:
+                raise SchemaError(f"claims[{ci}].size", f"expected one of the sizes, found {dict(claim.size)}")
+            if claim.kind == "launch_bound" and self.timing.clock != "both":
+                raise SchemaError(f"claims[{ci}].kind", "a launch_bound claim needs timing.clock: both "
+                                                        "(host and GPU time of the same region)")
             for key in ("num", "den", "variant"):
                 value = getattr(claim, key)
                 if value is not None and value not in names:

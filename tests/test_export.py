@@ -16,7 +16,8 @@ def kernel_fusion_models(preview: bool):
     options = Options.resolve(ROOT / "entries", ROOT, {}, serving=preview, environ={})
     build = GlossaryBuild(options=options, log=logging.getLogger("test"))
     build.load()
-    return build.shown_models()
+    # Other entries have their own tests; these are about the one with committed results.
+    return [m for m in build.shown_models() if m.entry.slug == "kernel-fusion"]
 
 
 def test_export_carries_the_figures_the_page_shows():

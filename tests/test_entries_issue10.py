@@ -1,0 +1,354 @@
+"""The coalescing, roofline and launch-overhead entries (issue 10), on synthetic results.
+
+Every result dict here is built in memory from literal numbers; nothing is written
+into entries/.  The kernels themselves are compiled by tests/test_compile.py, which
+covers every entry with a spec.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+import pytest
+
+from glossary import bind, claims, findings, plots, render
+from glossary.features import page_extras
+from glossary.gate import judge
+from glossary.model import load_entries
+from glossary.pages import PageModel, entry_fingerprint, roofline, working_set_bytes
+from measure import runner, store
+from measure.spec import Claim
+
+ROOT = Path(__file__).resolve().parent.parent
+L2 = 60 * 2**20  # the H200's L2, as the device attributes report it
+NEW = ("memory-coalescing", "roofline", "launch-overhead")
+
+
+@pytest.fixture(scope="module")
+def entries():
+    return load_entries(ROOT / "entries")
+
+
+def synthetic(entry, times: dict, *, floor: float = 4000.0, host: dict | None = None,
+              counted: dict | None = None) -> dict:
+    """A results dict for ``entry``: ``times[size_index][variant]`` ms; optional host ms and
+    counted DRAM bytes per element in the same shape.  Current fingerprint, so never stale."""
+    spec = entry.meta.measure
+    sizes = []
+    for i, params in enumerate(spec.sizes):
+        from measure import expr
+        elements = expr.evaluate_int(spec.elements, params)
+        variants = {}
+        for v in spec.variants:
+            ms = times[i][v.name]
+            rec = {"bytes_per_elem": v.bytes_per_elem, "useful_bytes_per_elem": v.useful_bytes,
+                   "flops_per_elem": v.flops_per_elem, "launches": sum(l.repeat for l in v.launches),
+                   "samples_ms": [ms, ms], "counters": None,
+                   "stats": {"n": 2, "mean": ms, "median": ms, "min": ms, "max": ms, "stdev": 0.0, "iqr": 0.0}}
+            if host:
+                h = host[i][v.name]
+                rec["host_samples_ms"] = [h, h]
+                rec["host_stats"] = {"n": 2, "mean": h, "median": h, "min": h, "max": h, "stdev": 0.0, "iqr": 0.0}
+            if counted and v.name in counted.get(i, {}):
+                rec["counters"] = {"flushed": {"dram_bytes_per_elem": counted[i][v.name]}}
+            variants[v.name] = rec
+        sizes.append({"params": dict(params), "elements": elements,
+                      "working_set_bytes": working_set_bytes(spec, params),
+                      "copy_floor": {"gbps": floor}, "variants": variants})
+    return {"format": store.RESULT_FORMAT, "entry": entry.slug, "device": "nvidia-h200", "status": "ok",
+            "provenance": "measured", "fingerprint": entry_fingerprint(entry),
+            "environment": {"gpu": "NVIDIA H200", "l2_bytes": L2, "captured_at": "2026-11-29T12:00:00Z",
+                            "driver": "test", "cuda_driver": "13.0", "nvcc": "V13.0.88", "compile_command": "nvcc (test)",
+                            "sm_count": 132},
+            "method": {"statistic": spec.timing.statistic, "runs": 2, "warmups": 0, "clock": spec.timing.clock,
+                       "blocking": spec.timing.blocking, "l2_flush": spec.timing.l2_flush},
+            "sizes": sizes}
+
+
+def roof_times(entry, n: int = 67108864, slow: dict | None = None) -> dict:
+    """ms per variant on an ideal roof of 4,000 GB/s and 60,000 GFLOP/s; ``slow`` overrides GFLOP/s."""
+    out = {}
+    for v in entry.meta.measure.variants:
+        peak = (slow or {}).get(v.name, 60000.0)
+        out[v.name] = max(v.bytes_per_elem * n / 4000e9, v.flops_per_elem * n / (peak * 1e9)) * 1e3
+    return out
+
+
+def page(entry, result) -> tuple[str, findings.Measured]:
+    measured = findings.collect(entry, {"nvidia-h200": result})
+    model = PageModel(entry=entry, verdict=judge(entry.meta.author, entry.meta.reviewer, ()),
+                      devices=measured.devices, related=(), preview=True, body=measured.body,
+                      claims=measured.claims, figure_problems=measured.figure_problems)
+    env = render.make_env(ROOT / "templates")
+    return render.render_entry(env, model, extras=page_extras(model, {})), measured
+
+
+# -- the entries as written --------------------------------------------------------------------
+
+
+def test_the_new_entries_load_as_unsigned_drafts_and_link_both_ways(entries):
+    for slug in NEW:
+        meta = entries[slug].meta
+        assert meta.author == "pending" and meta.reviewer == "pending"
+        assert meta.measure is not None and meta.sources
+        assert all(str(s.checked) == "2026-11-29" for s in meta.sources)
+    fusion = entries["kernel-fusion"].meta.related
+    assert "roofline" in fusion and "launch-overhead" in fusion
+    assert "kernel-fusion" in entries["roofline"].meta.related
+    assert "kernel-fusion" in entries["launch-overhead"].meta.related
+    assert "roofline" in entries["memory-coalescing"].meta.related
+    assert "memory-coalescing" in entries["roofline"].meta.related
+
+
+def test_kernel_fusion_results_stay_current(entries):
+    entry = entries["kernel-fusion"]
+    recorded = store.load_results(entry.folder)["nvidia-h200"]
+    assert recorded["fingerprint"] == entry_fingerprint(entry)
+
+
+@pytest.mark.parametrize("slug", ["memory-coalescing", "roofline"])
+def test_claims_are_judged_past_four_l2s(entries, slug):
+    spec = entries[slug].meta.measure
+    assert working_set_bytes(spec, spec.headline) >= 4 * L2
+    assert all(c.sizes == "past_l2" for c in spec.claims)
+
+
+def test_the_roofline_sweep_crosses_the_ridge_of_any_plausible_card(entries):
+    spec = entries["roofline"].meta.measure
+    intensities = sorted(v.flops_per_elem / v.bytes_per_elem for v in spec.variants if v.name.startswith("k"))
+    # The H200's datasheet ridge (about 67 TFLOP/s over 4.8 TB/s) is a lead, not a figure: cover 0.25..256.
+    assert intensities[0] <= 0.25 and intensities[-1] >= 256
+    assert [v.flops_per_elem for v in spec.variants if v.name.startswith("k")] == [2 * 2**i for i in range(11)]
+
+
+def test_launch_overhead_times_both_clocks(entries):
+    spec = entries["launch-overhead"].meta.measure
+    assert spec.timing.clock == "both" and spec.timing.blocking and not spec.counters
+    assert spec.variant("many").launches[0].repeat == 64
+
+
+def test_roofline_reference_matches_its_closed_form_and_catches_a_missing_fma(entries):
+    import importlib.util
+
+    import numpy as np
+
+    entry = entries["roofline"]
+    mod_spec = importlib.util.spec_from_file_location("_roofline_ref", entry.folder / "reference.py")
+    mod = importlib.util.module_from_spec(mod_spec)
+    mod_spec.loader.exec_module(mod)
+    spec = entry.meta.measure
+    a, b = (float(np.float32(spec.scalars[k])) for k in ("a", "b"))
+    x = np.linspace(-1, 1, 4097, dtype=np.float32)
+    for k in (1, 64):
+        y = x.copy()
+        for _ in range(k):
+            y = (y * np.float32(a) + np.float32(b)).astype(np.float32)
+        ref = mod.reference(f"k{k}", {"x": x.astype(np.float64)}, {"a": a, "b": b}, {})["y"]
+        assert runner.check_elements(y, ref, spec.rtol, spec.atol)["ok"]
+        short = x.copy()
+        for _ in range(k - 1):
+            short = (short * np.float32(a) + np.float32(b)).astype(np.float32)
+        assert not runner.check_elements(short, ref, spec.rtol, spec.atol)["ok"]
+
+
+# -- page model, claims and figures on literal numbers --------------------------------------------
+
+
+def test_roofline_takes_the_floor_and_the_best_gflops():
+    from glossary.pages import VariantRow
+
+    def row(name, ms, flops):
+        return VariantRow(name=name, label=name, ms=ms, bytes_per_elem=8, gbps=0.0, gflops=flops,
+                          counted_bytes_per_elem=None, fraction_of_floor=None, samples=None, spread=None,
+                          flops_per_elem=None if flops is None else 8.0 * flops / 1000)
+    rows = [row("lo", 1.0, 4000.0), row("hi", 1.0, 60000.0)]
+    roof = roofline(rows, 4000.0)
+    assert roof.compute_variant == "hi" and roof.ridge == 15.0
+    assert roof.roof(1.0) == 4000.0 and roof.roof(100.0) == 60000.0
+    assert roofline(rows, None) is None and roofline([row("x", 1.0, None)], 4000.0) is None
+
+
+def test_new_claim_kinds_with_literal_numbers(entries):
+    entry = entries["memory-coalescing"]
+    result = synthetic(entry, [{"rows": 1.0, "columns": 4.0, "columns_spread": 8.0}] * 3,
+                       counted={1: {"rows": 8.0, "columns": 8.4, "columns_spread": 60.0}})
+    (device,) = findings.collect(entry, {"nvidia-h200": result}).devices
+    spec = dataclasses.replace(entry.meta.measure, claims=(
+        Claim(kind="overfetch", variant="columns_spread", at_least=4),
+        Claim(kind="speedup_matches_counted", num="columns_spread", den="rows", tolerance=0.1),
+        Claim(kind="speedup_matches_counted", num="columns", den="rows", tolerance=0.25),
+    ))
+    by_claim = claims.summarize(claims.evaluate(spec, device))
+    over, spread, cols = by_claim
+    assert over.status == "holds" and over.evaluated[0].numbers == "counted 60.0 B/elem for 8 useful (7.50×)"
+    assert spread.status == "holds" and "counted byte ratio 7.50 (+6.7%)" in spread.evaluated[0].numbers
+    assert cols.status == "fails" and "time ratio 4.00 against counted byte ratio 1.05" in cols.evaluated[0].numbers
+    # 4096² (128 MiB) is under 4 L2s; 16384² has no counters: neither is judged.
+    assert "working set under" in over.skipped_note and "no DRAM counter data" in over.skipped_note
+
+
+def test_fraction_of_roof_and_launch_bound_claims(entries):
+    roof_entry = entries["roofline"]
+    # k1 at the 4000 GB/s floor, peak at 60 TFLOP/s, k1024 at 45 TFLOP/s.
+    result = synthetic(roof_entry, [roof_times(roof_entry, slow={"k1024": 45000.0})], floor=4000.0)
+    (device,) = findings.collect(roof_entry, {"nvidia-h200": result}).devices
+    verdicts = {v.claim.variant: v for v in claims.evaluate(roof_entry.meta.measure, device)}
+    assert verdicts["k1"].status == "holds" and "100% of the roof's 1000.0" in verdicts["k1"].numbers
+    assert verdicts["k1024"].status == "fails" and "75% of the roof's 60000.0 (compute-bound; ridge 15 FLOP/B)" \
+        in verdicts["k1024"].numbers
+
+    launch = entries["launch-overhead"]
+    sizes = launch.meta.measure.sizes
+    gpu = [{"many": 0.1 * (i + 1), "one": 0.01} for i in range(len(sizes))]
+    host = [{"many": 0.36, "one": 0.02} for _ in sizes]
+    result = synthetic(launch, gpu, host=host)
+    (device,) = findings.collect(launch, {"nvidia-h200": result}).devices
+    (summary,) = claims.summarize(claims.evaluate(launch.meta.measure, device))
+    assert summary.status == "holds" and summary.evaluated[0].numbers == \
+        "host 0.360 ms against GPU 0.100 ms (3.60×)"
+    assert summary.skipped_note == f"{len(sizes) - 1} size(s) not evaluated: the claim is about chunk=1024 only"
+
+
+def test_figures_for_the_new_shapes(entries):
+    launch = entries["launch-overhead"]
+    n_sizes = len(launch.meta.measure.sizes)
+    gpu = [{"many": 0.1 * 2**i, "one": 0.01} for i in range(n_sizes)]
+    host = [{"many": 0.3584, "one": 0.02} for _ in range(n_sizes)]
+    _, measured = page(launch, synthetic(launch, gpu, host=host))
+    devices = measured.devices
+    text, problems = bind.render_body(
+        '{{ fig.host_per_launch_us("many") }} {{ fig.per_launch_us("many") }} {{ fig.host_ms("many") }} '
+        '{{ fig.crossover("many") }} {{ fig.launch_cost_us("many") }}', devices, {}, launch.meta.measure.variants)
+    assert problems == []
+    # 64 launches: 0.3584 ms host is 5.60 µs each; GPU 0.1 ms is 1.56 µs; GPU time passes host at
+    # 0.4 ms, the third size (chunk 16384).
+    assert ">5.60 µs<" in text and ">1.56 µs<" in text and ">0.358 ms<" in text
+    assert ">16,384 elements per launch<" in text
+
+    roof = entries["roofline"]
+    _, measured = page(roof, synthetic(roof, [roof_times(roof)]))
+    text, problems = bind.render_body(
+        '{{ fig.ridge() }} {{ fig.ceiling() }} {{ fig.gflops("k1") }} {{ fig.intensity("k1024") }} '
+        '{{ fig.of_roof("k16") }}', measured.devices, {}, roof.meta.measure.variants)
+    assert problems == []
+    for shown in (">15.0 FLOP/B<", ">60,000 GFLOP/s<", ">1,000 GFLOP/s<", ">256 FLOP/B<", ">100%<"):
+        assert shown in text
+
+
+def test_figures_without_results_say_so(entries):
+    for slug in NEW:
+        entry = entries[slug]
+        measured = findings.collect(entry, {})
+        assert "[no result:" in measured.body
+        # predictions from the spec still render without results
+        assert "no variant" not in " ".join(measured.figure_problems)
+
+
+# -- templates and plots --------------------------------------------------------------------------
+
+
+def test_coalescing_page_shows_useful_moved_and_counted_bytes(entries):
+    entry = entries["memory-coalescing"]
+    result = synthetic(entry, [{"rows": 1.0, "columns": 4.0, "columns_spread": 8.0}] * 3,
+                       counted={1: {"rows": 8.0, "columns": 8.4, "columns_spread": 60.0}})
+    text, measured = page(entry, result)
+    assert "| version | ms | useful bytes/elem | predicted DRAM bytes/elem | counted bytes/elem | useful GB/s |" in text
+    assert "| threads down a column, columns visited 8 apart | 8.000 | 8 | 64 | 60 | 67.1 |" in text
+    assert "columns_spread / rows = **8.00**, against a byte ratio of 8.00 predicted and 7.50 counted" in text
+    assert measured.figure_problems == ()
+    assert "DRAM moves at least 4× the useful bytes of columns_spread" in text
+
+
+def test_roofline_page_shows_ceilings_ridge_and_plot(entries):
+    entry = entries["roofline"]
+    slow = {"k64": 40000.0, "k128": 50000.0, "k256": 58000.0, "k512": 59000.0, "k1024": 55000.0}
+    result = synthetic(entry, [roof_times(entry, slow=slow)])
+    text, measured = page(entry, result)
+    assert "ridge point is **15.0 FLOP/B**" in text and "compute ceiling **60,000 GFLOP/s** (the best variant, peak)" in text
+    assert "| 1024 FMAs per element | 256.00 | 55,000.0 | 60,000.0 | 92% | compute-bound |" in text
+    assert "| 1 FMA per element | 0.25 | 1,000.0 | 1,000.0 | 100% | memory-bound |" in text
+    (device,) = measured.devices
+    svg = plots.device_svg(device)
+    assert svg.startswith(b"<?xml") and b"<svg" in svg
+    assert "measured roofline" in plots.alt_text(device)
+
+
+def test_launch_page_shows_host_and_gpu_per_launch_and_plot(entries):
+    entry = entries["launch-overhead"]
+    n_sizes = len(entry.meta.measure.sizes)
+    gpu = [{"many": 0.1 * 2**i, "one": 0.01 * 2**i} for i in range(n_sizes)]
+    host = [{"many": max(0.36, 0.1 * 2**i * 1.05), "one": 0.02} for i in range(n_sizes)]
+    text, measured = page(entry, synthetic(entry, gpu, host=host))
+    assert "| elements | version | launches | host ms | GPU ms | host µs per launch | GPU µs per launch | launch-bound |" in text
+    # The host's cost per launch is the least host time per launch, 0.36 ms / 64 = 5.62 µs.
+    assert "| 65,536 | many | 64 | 0.360 | 0.100 | 5.62 | 1.56 | yes |" in text
+    assert "| 1,048,576 | many | 64 | 0.420 | 0.400 | 6.56 | 6.25 | no |" in text
+    assert "| 65,536 | one | 1 | 0.02000 | 0.01000 | 20.00 | 10.00 | yes |" in text
+    assert "host wall time taken beside each sample" in text
+    (device,) = measured.devices
+    assert plots.device_svg(device).startswith(b"<?xml")
+    assert "per launch" in plots.alt_text(device)
+
+
+# -- the runner's clock: both -----------------------------------------------------------------------
+
+
+class _FakeGpu:
+    def __init__(self):
+        self.calls = []
+
+    def sample(self, enqueue, clock, blocking, l2_flush):
+        self.calls.append((clock, blocking, l2_flush))
+        return {"device": 1.0, "host": 3.0}[clock]
+
+
+def test_clock_both_takes_a_device_then_a_host_sample():
+    from measure.spec import Timing
+
+    gpu = _FakeGpu()
+    assert runner._sample_region(gpu, lambda: None, Timing(clock="both", blocking=True, l2_flush=False)) == (1.0, 3.0)
+    assert gpu.calls == [("device", True, False), ("host", False, False)]
+    gpu.calls.clear()
+    assert runner._sample_region(gpu, lambda: None, Timing()) == (1.0, None)
+    assert gpu.calls == [("device", True, True)]
+    assert runner._host_part([]) == {}
+    assert runner._host_part([2.0, 4.0])["host_stats"]["mean"] == 3.0
+
+
+def test_launch_bound_claim_needs_both_clocks(tmp_path):
+    from glossary.model import EntryError
+
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "k.cu").write_text("")
+    (tmp_path / "t" / "r.py").write_text("")
+    (tmp_path / "t.md").write_text("""---
+title: T
+summary: S
+measure:
+  sources: [k.cu]
+  reference: r.py
+  archs: [sm_90]
+  sizes: [{n: 1024}]
+  headline: {n: 1024}
+  buffers: {x: {role: output}}
+  variants:
+    - {name: a, label: a, bytes_per_elem: 4, launches: [{kernel: k, grid: ["1"], block: [32], args: [x]}]}
+  claims: [{kind: launch_bound, variant: a, at_least: 2}]
+---
+""")
+    with pytest.raises(EntryError, match="claims\\[0\\].kind.*clock: both"):
+        load_entries(tmp_path)
+
+
+def test_the_real_site_builds_in_preview(tmp_path):
+    from conftest import mkdocs
+
+    run = mkdocs(ROOT, "build", "-d", str(tmp_path / "site"), env={"GLOSSARY_PREVIEW": "1"})
+    assert run.returncode == 0, run.stderr[-3000:]
+    for slug in NEW:
+        html = (tmp_path / "site" / slug / "index.html").read_text(encoding="utf-8")
+        assert "Not measured yet" in html
+    fusion = (tmp_path / "site" / "kernel-fusion" / "index.html").read_text(encoding="utf-8")
+    assert 'href="../roofline/"' in fusion and 'href="../launch-overhead/"' in fusion
