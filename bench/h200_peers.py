@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import gc
+import importlib
 import json
 import math
 import os
@@ -318,6 +319,9 @@ def render_markdown(report: dict) -> str:
                              f"{_pct(c['stats']['rel_iqr'], 2)} | {_pct(c['gbps'] / v['best_gbps']) if v else '–'} |")
             else:
                 lines.append(f"| {c['label']} | {c['timing']} | not timed: {c.get('error')} | | | |")
+        lines += ["", "The harness's flush reads, so each of its copies starts with a clean L2 and leaves up to one "
+                      "L2 of its writes unwritten when the stop event fires (they go out during the next flush); "
+                      "plain back-to-back copies pay that write-back inside the next copy."]
         if v:
             lines += ["", f"Goal: the harness's floor ({v['harness_floor_gbps']:.0f} GB/s, the better of its two "
                           f"regions) is at least {_pct(v['goal'], 0)} of the best device copy "
@@ -867,19 +871,27 @@ def part_fused(s: Session, entry: Any, spec: Any, sizes: list[dict], best_copy: 
     chain = make_chain(torch, scalars)
     # One compiled graph per size (dynamic=False), for every mode: raise dynamo's recompile limit
     # so that no size silently falls back to eager.
+    dynamo_config = importlib.import_module("torch._dynamo").config
     for key in ("recompile_limit", "cache_size_limit", "accumulated_recompile_limit",
                 "accumulated_cache_size_limit"):
-        if hasattr(torch._dynamo.config, key):
-            setattr(torch._dynamo.config, key, 256)
+        if hasattr(dynamo_config, key):
+            setattr(dynamo_config, key, 256)
     compiled = {"torch_compile": torch.compile(chain, dynamic=False)}
     if max_autotune:
         compiled["torch_compile_max_autotune"] = torch.compile(chain, dynamic=False,
                                                                mode="max-autotune-no-cudagraphs")
     out: dict[str, Any] = {"compile_command": commands, "warmups": warmups, "runs": runs,
-                           "best_copy_gbps": best_copy, "sizes": [], "reference_where": "not run"}
+                           "best_copy_gbps": best_copy, "sizes": [], "reference_where": "not run", "errors": []}
     for params in sizes:
-        size = fused_size(s, spec, params, params == dict(spec.headline), functions, reference, scalars, chain,
-                          compiled, best_copy, warmups, runs)
+        try:
+            size = fused_size(s, spec, params, params == dict(spec.headline), functions, reference, scalars,
+                              chain, compiled, best_copy, warmups, runs)
+        except Exception as err:  # one size failing (memory, say) keeps the others
+            out["errors"].append(f"{stats.size_label(params)}: {type(err).__name__}: {err}")
+            s.say(f"{stats.size_label(params)} failed:\n{traceback.format_exc()}")
+            gc.collect()
+            torch.cuda.empty_cache()
+            continue
         out["sizes"].append(size)
         out["reference_where"] = size["reference"]
     head = [z for z in out["sizes"] if z["headline"]]
@@ -900,7 +912,7 @@ def part_stability(entry: Any, spec: Any, sizes: list[dict], writer: Writer, bud
     headline = dict(spec.headline) if dict(spec.headline) in sizes else sizes[-1]
     run_spec = dataclasses.replace(spec, sizes=[dict(p) for p in sizes], headline=headline, counters=False)
     fingerprint = entry_fingerprint(entry)
-    results, durations = [], []
+    results, durations, errors = [], [], []
     skipped = None
     for k in (1, 2):
         estimate = durations[0] if durations else 0.0
@@ -911,17 +923,23 @@ def part_stability(entry: Any, spec: Any, sizes: list[dict], writer: Writer, bud
             break
         writer.say(f"stability: measure_entry run {k} of 2, sizes {[stats.size_label(p) for p in sizes]}")
         t0 = time.monotonic()
-        results.append(runner.measure_entry(SLUG, entry.folder.resolve(), run_spec, fingerprint,
-                                            progress=writer.say))
+        try:
+            results.append(runner.measure_entry(SLUG, entry.folder.resolve(), run_spec, fingerprint,
+                                                progress=writer.say))
+        except runner.MeasurementError as err:  # keep a first run that worked
+            skipped = f"run {k} failed: {err}"
+            errors.append(skipped)
+            writer.say(skipped)
+            break
         durations.append(time.monotonic() - t0)
     if not results:
         return {"sizes": [stats.size_label(p) for p in sizes], "runs": spec.timing.runs, "durations_s": [],
-                "rows": [], "goals": {}, "skipped": skipped}
+                "rows": [], "goals": {}, "skipped": skipped, "errors": errors}
     rows = stability_rows(results[0], results[1] if len(results) > 1 else None, more)
     keep = ("environment", "method", "sizes")
     return {"sizes": [stats.size_label(p) for p in sizes], "runs": spec.timing.runs,
             "statistic_published": spec.timing.statistic, "durations_s": durations, "rows": rows,
-            "goals": stability_goals(rows), "skipped": skipped,
+            "goals": stability_goals(rows), "skipped": skipped, "errors": errors,
             "results": [{k: r[k] for k in keep} for r in results]}
 
 
@@ -947,6 +965,7 @@ def _run_part(report: dict, name: str, writer: Writer, fn: Callable[[], dict]) -
     t0 = time.monotonic()
     try:
         report[name] = fn()
+        report["errors"] += [{"part": name, "error": e} for e in report[name].get("errors", [])]
     except Exception as err:  # one failing part must not lose the others
         report["errors"].append({"part": name, "error": f"{type(err).__name__}: {err}"})
         writer.say(f"part {name} failed: {type(err).__name__}: {err}\n{traceback.format_exc()}")
@@ -1003,7 +1022,10 @@ def main(argv: list[str] | None = None) -> int:
             writer.say(f"session failed: {traceback.format_exc()}")
         finally:
             if session is not None:
-                session.close()
+                try:
+                    session.close()
+                except Exception as err:
+                    report["errors"].append({"part": "session", "error": f"closing: {type(err).__name__}: {err}"})
         writer.write(report)
     if "stability" in opts.parts:
         _run_part(report, "stability", writer,
