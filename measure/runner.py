@@ -202,16 +202,25 @@ class _Workspace:
 
 
 class _Gpu:
-    """A pycuda context of our own on device 0, with the harness kernels loaded."""
+    """A pycuda context on device 0, with the harness kernels loaded.
 
-    def __init__(self, drv: Any) -> None:
+    The harness makes a context of its own; ``primary=True`` shares the device's primary context
+    instead (the CUDA runtime's, so torch's), for benchmarks that time torch on the same stream.
+    """
+
+    def __init__(self, drv: Any, primary: bool = False) -> None:
         self.drv = drv
         drv.init()
         if drv.Device.count() < 1:
             raise MeasurementError("no CUDA device: the driver reports 0 devices")
         self.dev = drv.Device(0)
-        # MAP_HOST: the blocking kernel reads a flag in mapped pinned host memory.
-        self.ctx = self.dev.make_context(flags=drv.ctx_flags.MAP_HOST)
+        # MAP_HOST: the blocking kernel reads a flag in mapped pinned host memory (the primary
+        # context always supports mapped pinned memory).
+        if primary:
+            self.ctx = self.dev.retain_primary_context()
+            self.ctx.push()
+        else:
+            self.ctx = self.dev.make_context(flags=drv.ctx_flags.MAP_HOST)
         self._extra: list[Any] = []
         self.modules: list[Any] = []
         try:
@@ -674,11 +683,7 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: _Gp
         floor_src, floor_dst = drv.mem_alloc(floor_bytes), drv.mem_alloc(floor_bytes)
         drv.memcpy_htod(floor_src, fill_input(np.random.default_rng(spec.seed + 1), floor_bytes // 4,
                                               "float32", "uniform"))
-        n4 = floor_bytes // 16
-        copy_call = _Call("glossary_copy_f4", gpu.copy_kernel, (-(-n4 // 256), 1, 1), (256, 1, 1),
-                          (int(floor_src), int(floor_dst), n4))
-        copy_call.launch(gpu.stream)  # load the harness kernel before any blocking sample
-        gpu.stream.synchronize()
+        floor_regions = copy_floor_regions(gpu, floor_src, floor_dst, floor_bytes)
 
         def enqueue_variant(name: str) -> Callable[[], None]:
             def run() -> None:
@@ -687,8 +692,7 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: _Gp
             return run
 
         regions: dict[str, Callable[[], None]] = {v.name: enqueue_variant(v.name) for v in spec.variants}
-        regions["__vector_copy"] = lambda: copy_call.launch(gpu.stream)
-        regions["__memcpy_dtod"] = lambda: drv.memcpy_dtod_async(floor_dst, floor_src, floor_bytes, gpu.stream)
+        regions.update(floor_regions)
         samples: dict[str, list[float]] = {name: [] for name in regions}
         host_samples: dict[str, list[float]] = {name: [] for name in regions}
         sm_before = None
@@ -714,12 +718,6 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: _Gp
             if buf is not None:
                 buf.free()
 
-    def floor_part(name: str) -> dict:
-        st = stats.summarize(samples[name])
-        return {"samples_ms": samples[name], "stats": st,
-                "gbps": stats.gbps(2 * floor_bytes, stats.pick(st, timing.statistic))}
-
-    vec, dtod = floor_part("__vector_copy"), floor_part("__memcpy_dtod")
     itemsize = {n: np.dtype(_NP_DTYPES[b.dtype]).itemsize for n, b in spec.buffers.items()}
     working_set = max(sum(ws.counts[n] * itemsize[n] for n in buffers_touched(v) if n in spec.buffers)
                       for v in spec.variants)
@@ -739,9 +737,7 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: _Gp
         "params": dict(params),
         "elements": elements,
         "working_set_bytes": working_set,
-        "copy_floor": {"gbps": max(vec["gbps"], dtod["gbps"]), "vector_copy_gbps": vec["gbps"],
-                       "memcpy_dtod_gbps": dtod["gbps"], "bytes_per_copy": 2 * floor_bytes,
-                       "stat": timing.statistic, "vector_copy": vec, "memcpy_dtod": dtod},
+        "copy_floor": copy_floor_record(samples, floor_bytes, timing.statistic),
         "check": {"max_abs_err": max(c["max_abs_err"] for c in checks),
                   "max_rel_err": max(c["max_rel_err"] for c in checks),
                   "max_tolerance_used": max(c["max_tolerance_used"] for c in checks),
@@ -767,6 +763,31 @@ def _host_part(host_samples: list[float]) -> dict:
     if not host_samples:
         return {}
     return {"host_samples_ms": host_samples, "host_stats": stats.summarize(host_samples)}
+
+
+def copy_floor_regions(gpu: _Gpu, src: Any, dst: Any, floor_bytes: int) -> dict[str, Callable[[], None]]:
+    """The copy floor's two timed regions over ``floor_bytes`` of two buffers: a float4 copy kernel
+    and cuMemcpyDtoD, named as in ``copy_floor_record``."""
+    n4 = floor_bytes // 16
+    copy_call = _Call("glossary_copy_f4", gpu.copy_kernel, (-(-n4 // 256), 1, 1), (256, 1, 1),
+                      (int(src), int(dst), n4))
+    copy_call.launch(gpu.stream)  # load the harness kernel before any blocking sample
+    gpu.stream.synchronize()
+    return {"__vector_copy": lambda: copy_call.launch(gpu.stream),
+            "__memcpy_dtod": lambda: gpu.drv.memcpy_dtod_async(dst, src, floor_bytes, gpu.stream)}
+
+
+def copy_floor_record(samples: dict[str, list[float]], floor_bytes: int, statistic: str) -> dict:
+    """A size's ``copy_floor``: both regions' samples and GB/s (bytes read plus written), and the better."""
+    def part(name: str) -> dict:
+        st = stats.summarize(samples[name])
+        return {"samples_ms": samples[name], "stats": st,
+                "gbps": stats.gbps(2 * floor_bytes, stats.pick(st, statistic))}
+
+    vec, dtod = part("__vector_copy"), part("__memcpy_dtod")
+    return {"gbps": max(vec["gbps"], dtod["gbps"]), "vector_copy_gbps": vec["gbps"],
+            "memcpy_dtod_gbps": dtod["gbps"], "bytes_per_copy": 2 * floor_bytes,
+            "stat": statistic, "vector_copy": vec, "memcpy_dtod": dtod}
 
 
 def _counter_pass(slug: str, entry_dir: Path, spec: MeasureSpec, result: dict,
