@@ -3,4 +3,5 @@
 Importing this package never imports pycuda; only ``measure.runner`` needs a GPU.
 """
 
-HARNESS_VERSION = "1.2"  # 1.1: counters per size; 1.2: the L2 flush reads instead of writing
+HARNESS_VERSION = "1.3"  # 1.1: counters per size; 1.2: the L2 flush reads instead of writing;
+#                          1.3: samples until each median is known to +/-target_ci; copy floor past 4x L2

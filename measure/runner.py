@@ -161,8 +161,11 @@ def fill_input(rng: np.random.Generator, count: int, dtype: str, init: str) -> n
 
 
 def copy_floor_bytes(elements: int, l2_bytes: int) -> int:
-    """Bytes in each copy-floor buffer: elements x 4 bytes, at least twice the L2, a multiple of 16."""
-    nbytes = max(elements * 4, 2 * l2_bytes)
+    """Bytes in each copy-floor buffer: elements x 4 bytes, at least four times the L2, a multiple of 16.
+
+    Four L2s a buffer keeps the copy's timed region long (about 0.1 ms on an H200) and its
+    traffic DRAM's, so the floor's own spread stays well under a percent at every size."""
+    nbytes = max(elements * 4, 4 * l2_bytes)
     return -(-nbytes // 16) * 16
 
 
@@ -378,6 +381,8 @@ def measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: st
         "environment": environment,
         "method": {
             "warmups": spec.timing.warmups, "runs": spec.timing.runs, "statistic": spec.timing.statistic,
+            "max_runs": spec.timing.max_runs, "target_ci": spec.timing.target_ci,
+            "max_seconds": spec.timing.max_seconds,
             "clock": spec.timing.clock, "blocking": spec.timing.blocking, "l2_flush": spec.timing.l2_flush,
             "flush_bytes": gpu.flush_bytes if spec.timing.l2_flush else 0,
             "flush_method": "a kernel reads (never writes) 2x the L2 before each sample" if spec.timing.l2_flush else None,
@@ -695,22 +700,25 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: _Gp
         regions.update(floor_regions)
         samples: dict[str, list[float]] = {name: [] for name in regions}
         host_samples: dict[str, list[float]] = {name: [] for name in regions}
-        sm_before = None
         reasons: set[str] = set()
-        total = timing.warmups + timing.runs
-        for k in range(total):
-            if k == timing.warmups:
-                sm_before = nvml.sm_clock_mhz()  # just after warm-up, so the clock reflects load
-            for idx, (name, enqueue) in enumerate(regions.items()):
+        for _ in range(timing.warmups):
+            for enqueue in regions.values():
+                _sample_region(gpu, enqueue, timing)
+        sm_before = nvml.sm_clock_mhz()  # just after warm-up, so the clock reflects load
+        started = time.monotonic()
+        stop = None
+        while stop is None:
+            for name, enqueue in regions.items():
                 ms, host_ms = _sample_region(gpu, enqueue, timing)
-                if k >= timing.warmups:
-                    samples[name].append(ms)
-                    if host_ms is not None:
-                        host_samples[name].append(host_ms)
-            if k >= timing.warmups:
-                reasons.update(nvml.throttle_reasons() or [])
+                samples[name].append(ms)
+                if host_ms is not None:
+                    host_samples[name].append(host_ms)
+            reasons.update(nvml.throttle_reasons() or [])
+            taken = len(samples[spec.variants[0].name])
+            stop = sampling_done(samples, timing, taken, time.monotonic() - started)
+            if taken <= timing.runs or taken % 25 == 0 or stop:
                 shown = ", ".join(f"{v.name} {samples[v.name][-1]:.4g} ms" for v in spec.variants)
-                progress(f"{label} sample {k - timing.warmups + 1}/{timing.runs} ({shown})")
+                progress(f"{label} sample {taken} ({shown}){f'; stopped: {stop}' if stop else ''}")
         sm_after = nvml.sm_clock_mhz()
     finally:
         ws.free()
@@ -744,8 +752,28 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: _Gp
                   "elements_checked": sum(c["elements_checked"] for c in checks),
                   "rtol": spec.rtol, "atol": spec.atol},
         "clocks": {"sm_mhz_before": sm_before, "sm_mhz_after": sm_after, "throttle_reasons": sorted(reasons)},
+        "sampling": {"samples": len(samples[spec.variants[0].name]), "stopped": stop,
+                     "median_ci_rel": {name: stats.median_ci_rel(values) for name, values in samples.items()}},
         "variants": variants,
     }
+
+
+def sampling_done(samples: dict[str, list[float]], timing: Any, taken: int, elapsed_s: float) -> str | None:
+    """Why sampling one size stops now, or None to take another round (pure).
+
+    At least ``runs`` rounds; then stop once every region's median is known to
+    within +/-``target_ci`` (95%), or at ``max_runs`` rounds, or past ``max_seconds``.
+    """
+    if taken < timing.runs:
+        return None
+    worst = max(stats.median_ci_rel(values) for values in samples.values())
+    if worst <= timing.target_ci:
+        return f"every median within +/-{100 * timing.target_ci:g}% (95% CI) after {taken} samples"
+    if taken >= timing.max_runs:
+        return f"max_runs ({timing.max_runs}) reached; widest median CI +/-{100 * worst:.2f}%"
+    if elapsed_s >= timing.max_seconds:
+        return f"max_seconds ({timing.max_seconds:g} s) reached after {taken} samples; widest median CI +/-{100 * worst:.2f}%"
+    return None
 
 
 def _sample_region(gpu: _Gpu, enqueue: Callable[[], None], timing: Any) -> tuple[float, float | None]:

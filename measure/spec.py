@@ -95,9 +95,15 @@ class Timing:
         "region (without the blocking kernel) taken right after it", default="device")
     blocking: bool = doc("enqueue each timed region behind a blocking kernel so host launch cost "
                          "stays out of device time", default=True)
-    l2_flush: bool = doc("write a buffer of twice the L2 before every sample (cold caches)", default=True)
+    l2_flush: bool = doc("read a buffer of twice the L2 before every sample (cold, clean caches)", default=True)
     warmups: int = doc("untimed runs before sampling", default=3)
-    runs: int = doc("timed samples per variant", default=10)
+    runs: int = doc("the fewest timed samples per variant", default=10)
+    max_runs: int = doc("keep sampling past runs, up to this many, until every region's median is "
+                        "known to within target_ci (nvbench's stopping rule); set it to runs for a "
+                        "fixed count", default=200)
+    target_ci: float = doc("stop sampling once the 95% confidence interval of each region's median is "
+                           "within +/- this fraction of the median", default=0.005)
+    max_seconds: float = doc("wall-clock cap on sampling one size, whatever the interval", default=30.0)
     statistic: Literal["mean", "median", "min"] = doc("the statistic the page publishes", default="mean")
 
     def validate(self) -> None:
@@ -106,6 +112,12 @@ class Timing:
                                           "(host time is what is measured); set blocking: false")
         if self.runs < 1 or self.warmups < 0:
             raise SchemaError("runs", f"expected runs >= 1 and warmups >= 0, found {self.runs} and {self.warmups}")
+        if self.max_runs < self.runs:
+            raise SchemaError("max_runs", f"expected max_runs >= runs ({self.runs}), found {self.max_runs}")
+        if not 0 < self.target_ci < 1:
+            raise SchemaError("target_ci", f"expected a fraction between 0 and 1, found {self.target_ci}")
+        if not self.max_seconds > 0:
+            raise SchemaError("max_seconds", f"expected a positive number of seconds, found {self.max_seconds}")
 
 
 @dataclass(frozen=True)

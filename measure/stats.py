@@ -46,6 +46,31 @@ def summarize(samples: list[float]) -> dict:
     }
 
 
+def median_ci(samples: Sequence[float], z: float = 1.96) -> tuple[float, float]:
+    """A distribution-free ~95% confidence interval of the median, from order statistics.
+
+    The interval runs from the j-th to the k-th smallest sample, with
+    j, k = n/2 -+ z sqrt(n)/2 (the normal approximation to the binomial), clipped
+    to the data; timing samples are skewed, so no normal model of the samples is assumed.
+    """
+    if not samples:
+        raise ValueError("median_ci needs at least one sample")
+    ordered = sorted(float(s) for s in samples)
+    n = len(ordered)
+    half = z * math.sqrt(n) / 2
+    lo = max(0, math.floor(n / 2 - half))
+    hi = min(n - 1, math.ceil(n / 2 + half) - 1)
+    return ordered[lo], ordered[max(lo, hi)]
+
+
+def median_ci_rel(samples: Sequence[float]) -> float:
+    """Half the width of ``median_ci`` over the median: 0.004 means the median is known to +/-0.4%."""
+    lo, hi = median_ci(samples)
+    ordered = sorted(samples)
+    median = _quantile(ordered, 0.5)
+    return (hi - lo) / 2 / median if median > 0 else math.inf
+
+
 def pick(stats: dict, statistic: str) -> float:
     """The published statistic (mean, median or min) of a ``summarize`` result."""
     if statistic not in STATISTICS:

@@ -94,9 +94,9 @@ def test_fill_input_is_seeded_and_never_zero():
     assert i.dtype == np.int32 and len(np.unique(i)) > 100
 
 
-def test_copy_floor_bytes_at_least_twice_l2():
+def test_copy_floor_bytes_at_least_four_l2():
     l2 = 60 * 2**20
-    assert runner.copy_floor_bytes(1 << 20, l2) == 2 * l2
+    assert runner.copy_floor_bytes(1 << 20, l2) == 4 * l2
     assert runner.copy_floor_bytes(1 << 28, l2) == 4 << 28
     assert runner.copy_floor_bytes(1 << 28, l2 + 3) % 16 == 0
 
@@ -121,7 +121,7 @@ def test_saxpy_measures_and_serialises(entry):
     assert result["counters"]["status"] == "skipped"
     for size in result["sizes"]:
         var = size["variants"]["saxpy"]
-        assert len(var["samples_ms"]) == 3 and all(s > 0 for s in var["samples_ms"])
+        assert 3 <= len(var["samples_ms"]) <= 200 and all(s > 0 for s in var["samples_ms"])
         assert size["check"]["elements_checked"] == size["params"]["n"]
         assert size["copy_floor"]["gbps"] > 0
         assert size["working_set_bytes"] == 12 * size["params"]["n"]

@@ -56,3 +56,29 @@ def test_pick_and_rates():
 def test_size_label():
     assert stats.size_label({"n": 67108864}) == "n=67108864"
     assert stats.size_label({"rows": 2, "cols": 3}) == "rows=2,cols=3"
+
+
+def test_median_ci_from_order_statistics():
+    # n = 100: j, k = 50 -+ 9.8 -> the 41st and 60th smallest (0-based 40 and 59)
+    lo, hi = stats.median_ci(list(range(1, 101)))
+    assert (lo, hi) == (41, 60)
+    assert stats.median_ci([5.0]) == (5.0, 5.0)
+    # ten samples: the interval is wide, from the 2nd to the 9th smallest
+    assert stats.median_ci([float(v) for v in range(10, 0, -1)]) == (2.0, 9.0)
+    assert stats.median_ci_rel([1.0] * 20) == 0.0
+    assert abs(stats.median_ci_rel([float(v) for v in range(1, 101)]) - 9.5 / 50.5) < 1e-12
+
+
+def test_sampling_stops_at_the_interval_the_cap_or_the_clock():
+    from types import SimpleNamespace
+
+    from measure.runner import sampling_done
+
+    timing = SimpleNamespace(runs=10, max_runs=200, target_ci=0.005, max_seconds=30.0)
+    tight = {"a": [1.0 + 0.0001 * (i % 3) for i in range(10)], "floor": [2.0] * 10}
+    assert sampling_done(tight, timing, 9, 0.1) is None  # fewer than runs
+    assert sampling_done(tight, timing, 10, 0.1).startswith("every median within +/-0.5%")
+    loose = {"a": [1.0 + 0.05 * (i % 7) for i in range(50)], "floor": [2.0] * 50}
+    assert sampling_done(loose, timing, 50, 1.0) is None  # keep going
+    assert sampling_done(loose, timing, 200, 1.0).startswith("max_runs (200) reached")
+    assert sampling_done(loose, timing, 50, 31.0).startswith("max_seconds (30 s) reached after 50 samples")
