@@ -70,7 +70,7 @@ class Source:
     note: str = doc("what the source is used for", default="")
 
     def validate(self) -> None:
-        if not re.match(r"^https?://\S+$", self.url):
+        if not re.match(r"^https?://[^\s<>\"'`\\{}|^]+$", self.url):
             raise SchemaError("url", f"expected an http(s) URL, found {self.url!r}")
 
 

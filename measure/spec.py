@@ -16,6 +16,7 @@ chain of kernels; it expresses:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -23,6 +24,8 @@ from glossary.typed import SchemaError, doc
 from measure import expr
 
 DTYPES = ("float32", "float64", "int32")
+# Relative names only: no absolute paths, drive letters or characters that break a Markdown link.
+_FILE_NAME = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_./-]*$")
 
 
 @dataclass(frozen=True)
@@ -217,6 +220,10 @@ class MeasureSpec:
     def validate(self) -> None:
         if not self.sources:
             raise SchemaError("sources", "expected at least one CUDA source file")
+        for key, name in [(f"sources[{i}]", n) for i, n in enumerate(self.sources)] + [("reference", self.reference)]:
+            if not _FILE_NAME.match(name):
+                raise SchemaError(key, f"expected a file name relative to the entry's folder (letters, digits, "
+                                       f"'.', '_', '-', '/'), found {name!r}")
         if not self.variants:
             raise SchemaError("variants", "expected at least one variant")
         if not self.sizes:
