@@ -15,6 +15,8 @@ PLACEHOLDERS = frozenset({
     "nobody", "-", "?", "xxx", "tbc", "fixme",
 })
 
+_MARKUP = frozenset("<>[]{}`")
+
 
 def normalize_name(name: str | None) -> str:
     """NFKC, case-folded, invisible format characters dropped, whitespace collapsed."""
@@ -30,6 +32,8 @@ def is_real_name(name: str | None) -> bool:
     """False for empty, whitespace and placeholders such as 'pending', 'TBD' or '<pending>'."""
     norm = normalize_name(name)
     bare = "".join(ch for ch in norm if ch.isalnum() or ch in " /")
+    if any(ch in _MARKUP for ch in norm) or "://" in norm:
+        return False  # markup or a link is not a person's name, whatever letters it holds
     return bare.strip() not in PLACEHOLDERS and norm.strip(" .") not in PLACEHOLDERS \
         and any(ch.isalpha() for ch in norm)
 

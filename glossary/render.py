@@ -8,6 +8,7 @@ templates only as values; it is never itself evaluated as a template here.
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,23 @@ def plain_text(value: Any) -> str:
     text = " ".join(str(value).split())
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _MARKDOWN_ACTIVE.sub(r"\\\1", text)
+
+
+def safe_meta(meta: dict) -> dict:
+    """A page's front-matter as the theme may print it: every text value HTML-escaped.
+
+    Material writes ``page.meta.title`` and ``page.meta.author`` into ``<title>`` and
+    ``<meta content="...">`` without escaping, so an author's markup would become the
+    site's markup there.
+    """
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            return html.escape(" ".join(value.split()), quote=True)
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    return {key: clean(value) for key, value in meta.items()}
 
 
 def _url(value: Any) -> str:
