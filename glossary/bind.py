@@ -28,6 +28,7 @@ import html
 from dataclasses import dataclass, field
 
 import jinja2
+from jinja2 import nodes
 from jinja2.sandbox import SandboxedEnvironment
 
 from glossary import figures
@@ -285,7 +286,44 @@ class Figures:
 
 
 def _env() -> SandboxedEnvironment:
-    return SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
+    env = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
+    env.globals.clear()  # no range, cycler, joiner, lipsum, namespace: the body sees `fig` only
+    return env
+
+
+def _fig_chain(node: nodes.Node) -> bool:
+    """``fig``, ``fig.on("key")``, ``fig.at(n=1)`` and chains of them."""
+    if isinstance(node, nodes.Name):
+        return node.name == "fig"
+    return (isinstance(node, nodes.Call) and isinstance(node.node, nodes.Getattr)
+            and node.node.attr in ("on", "at") and _literal_call(node) and _fig_chain(node.node.node))
+
+
+def _literal_call(node: nodes.Call) -> bool:
+    return (node.dyn_args is None and node.dyn_kwargs is None
+            and all(isinstance(a, nodes.Const) for a in node.args)
+            and all(isinstance(k.value, nodes.Const) for k in node.kwargs))
+
+
+def _is_figure(node: nodes.Node) -> bool:
+    """Whether an output expression is a bound figure: ``fig[.on(..)][.at(..)].<figure>(literals)``."""
+    return (isinstance(node, nodes.Call) and isinstance(node.node, nodes.Getattr)
+            and not node.node.attr.startswith("_") and _literal_call(node) and _fig_chain(node.node.node))
+
+
+def _not_figures(template: nodes.Template) -> list[int]:
+    """Body lines holding template code that is not a bound figure (loops, sets, arithmetic, other names).
+
+    Only figures are evaluated: anything else in an author's text, a template-injection payload
+    above all, must never run, so such a body is shown as typed.
+    """
+    lines = []
+    for node in template.body:
+        if not isinstance(node, nodes.Output):
+            lines.append(node.lineno)
+            continue
+        lines += [n.lineno for n in node.nodes if not isinstance(n, nodes.TemplateData) and not _is_figure(n)]
+    return sorted(set(lines))
 
 
 def render_body(body: str, devices: tuple[DeviceView, ...], bytes_by_variant: dict[str, float],
@@ -313,6 +351,11 @@ def render_body(body: str, devices: tuple[DeviceView, ...], bytes_by_variant: di
 
     env.globals["fig"] = _Guarded(fig, guard)
     try:
+        others = _not_figures(env.parse(body))
+        if others:
+            where = ", ".join(str(n) for n in others)
+            return body, [f"the body has template code that is not a bound figure (body line {where}); "
+                          f"only {{{{ fig.<figure>(...) }}}} is evaluated, so the body is shown as typed"]
         return env.from_string(body).render(), problems
     except jinja2.TemplateError as err:
         line = getattr(err, "lineno", None)

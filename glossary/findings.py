@@ -50,7 +50,8 @@ def measurement_findings(entry: Entry, devices: tuple[DeviceView, ...] | list[De
                                    f"or harness changed since; re-measure on the verification node"))
         if d.status != "ok":
             out.append(("results", f"the measurement on {d.gpu} failed: {d.error}"))
-    out += [("figures", f"a bound figure has no data: {why}") for why in figure_problems]
+    out += [("figures", why if why.startswith(("the body", "cannot render")) else f"a bound figure has no data: {why}")
+            for why in figure_problems]
     out += [("claims", f"claim fails on {v.device} at {v.elements:,} elements: {v.statement}: {v.numbers}")
             for v in claim_verdicts if v.failed]
     return out

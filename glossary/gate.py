@@ -15,18 +15,27 @@ PLACEHOLDERS = frozenset({
     "nobody", "-", "?", "xxx", "tbc", "fixme",
 })
 
+_MARKUP = frozenset("<>[]{}`")
+
 
 def normalize_name(name: str | None) -> str:
-    """NFKC, case-folded, whitespace collapsed."""
+    """NFKC, case-folded, invisible format characters dropped, whitespace collapsed."""
     if name is None:
         return ""
-    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+    # Format characters (zero-width space and joiners, soft hyphen, BOM) are invisible on the
+    # page, so "Ada\u200bExample" must count as the same person as "AdaExample".
+    visible = "".join(ch for ch in unicodedata.normalize("NFKC", name) if unicodedata.category(ch) != "Cf")
+    return " ".join(visible.casefold().split())
 
 
 def is_real_name(name: str | None) -> bool:
-    """False for empty, whitespace and placeholders such as 'pending' or 'TBD'."""
+    """False for empty, whitespace and placeholders such as 'pending', 'TBD' or '<pending>'."""
     norm = normalize_name(name)
-    return norm.strip(" .") not in PLACEHOLDERS and any(ch.isalpha() for ch in norm)
+    bare = "".join(ch for ch in norm if ch.isalnum() or ch in " /")
+    if any(ch in _MARKUP for ch in norm) or "://" in norm:
+        return False  # markup or a link is not a person's name, whatever letters it holds
+    return bare.strip() not in PLACEHOLDERS and norm.strip(" .") not in PLACEHOLDERS \
+        and any(ch.isalpha() for ch in norm)
 
 
 @dataclass(frozen=True)

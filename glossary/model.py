@@ -18,11 +18,15 @@ from typing import Any
 
 import yaml
 
-from glossary.typed import SchemaError, doc, json_schema, load
+from glossary.typed import SchemaError, describe, doc, json_schema, load
 from measure.spec import MeasureSpec
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 FRONT_MATTER_RE = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.S)
+_EMPTY_FRONT_MATTER_RE = re.compile(r"\A---[ \t]*\r?\n---[ \t]*(?:\r?\n|\Z)")
+_TOP_KEY_RE = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:")
+# An entry is a page of prose; anything this large is a mistake (or an attack on the build).
+MAX_ENTRY_BYTES = 1 << 20
 
 
 class EntryError(Exception):
@@ -34,6 +38,17 @@ class EntryError(Exception):
         self.path = str(path)
         self.key = key
         self.message = message
+
+
+class EntryErrors(EntryError):
+    """Every malformed entry of a folder at once, so one bad file does not hide the others."""
+
+    def __init__(self, errors: list[EntryError]) -> None:
+        Exception.__init__(self, "\n".join(str(e) for e in errors))
+        self.errors = list(errors)
+        self.path = errors[0].path
+        self.key = errors[0].key
+        self.message = "\n".join(str(e) for e in errors)
 
 
 @dataclass(frozen=True)
@@ -55,7 +70,7 @@ class Source:
     note: str = doc("what the source is used for", default="")
 
     def validate(self) -> None:
-        if not re.match(r"^https?://\S+$", self.url):
+        if not re.match(r"^https?://[^\s<>\"'`\\{}|^]+$", self.url):
             raise SchemaError("url", f"expected an http(s) URL, found {self.url!r}")
 
 
@@ -118,9 +133,14 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool
     seen: dict[Any, int] = {}
     for key_node, _ in node.value:
         key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
+        try:
+            first = seen.get(key)
+        except TypeError:  # an unhashable key ("? [a, b]"): SafeLoader reports it below
+            continue
+        if first is not None:
+            # +2: marks count from 0 inside the front-matter, which starts on the file's line 2
             raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r} (first on line {seen[key] + 1})", key_node.start_mark)
+                None, None, f"duplicate key {key!r} (first on line {first + 2})", key_node.start_mark)
         seen[key] = key_node.start_mark.line
     return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
 
@@ -139,27 +159,49 @@ _StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestam
 
 def split_front_matter(text: str, path: Path | str) -> tuple[dict, str]:
     """Split an entry into its YAML front-matter (as plain data) and its Markdown body."""
-    match = FRONT_MATTER_RE.match(text.lstrip("\ufeff"))
+    text = text.lstrip("\ufeff")
+    empty = _EMPTY_FRONT_MATTER_RE.match(text)
+    if empty:
+        raise EntryError(path, "title", "the front-matter is empty; it needs at least title and summary")
+    match = FRONT_MATTER_RE.match(text)
     if not match:
+        if re.match(r"---[ \t]*\r?\n", text):
+            raise EntryError(path, "", "the front-matter opened with '---' on line 1 is never closed; "
+                                       "add a line '---' after its last key")
         raise EntryError(path, "", "expected YAML front-matter between '---' lines at the top of the file")
+    front = match.group(1)
     try:
-        data = yaml.load(match.group(1), Loader=_StrictLoader)
+        data = yaml.load(front, Loader=_StrictLoader)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" (line {mark.line + 2}, column {mark.column + 1})" if mark else ""
         problem = getattr(err, "problem", None) or str(err)
-        raise EntryError(path, "", f"front-matter is not valid YAML{where}: {problem}") from None
+        if "\t" in problem or "'\\t'" in problem:
+            problem += "; indent with spaces, not tabs"
+        key = _key_at(front, mark.line) if mark else ""
+        raise EntryError(path, key, f"front-matter is not valid YAML{where}: {problem}") from None
+    except RecursionError:
+        raise EntryError(path, "", "front-matter nests too deeply to be an entry's") from None
+    if data is None:
+        raise EntryError(path, "title", "the front-matter is empty; it needs at least title and summary")
     if not isinstance(data, dict):
-        raise EntryError(path, "", "expected the front-matter to be a mapping of keys to values")
+        raise EntryError(path, "", f"expected the front-matter to be a mapping of keys to values, "
+                                   f"found {describe(data)}")
     return data, text[match.end():]
+
+
+def _key_at(front: str, line: int) -> str:
+    """The top-level key whose value holds front-matter line ``line`` (0-based), for messages."""
+    for text in reversed(front.splitlines()[:line + 1]):
+        found = _TOP_KEY_RE.match(text)
+        if found:
+            return found.group(1)
+    return ""
 
 
 def parse_entry(path: Path, entries_dir: Path) -> Entry:
     """Read and validate one entry file; raises EntryError."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise EntryError(path, "", f"cannot read the file: {err}") from None
+    text = _read_text(path)
     data, body = split_front_matter(text, path)
     try:
         meta = load(FrontMatter, data)
@@ -168,6 +210,9 @@ def parse_entry(path: Path, entries_dir: Path) -> Entry:
     slug = path.stem
     if not SLUG_RE.match(slug):
         raise EntryError(path, "", f"the file name must be a slug (lowercase words joined by '-'), found {slug!r}")
+    for i, other in enumerate(meta.related):
+        if other == slug:
+            raise EntryError(path, f"related[{i}]", f"an entry cannot be related to itself ({slug!r}); remove it")
     entry = Entry(slug=slug, path=path, meta=meta, raw_meta=data, body=body)
     if meta.measure is not None:
         files = _read_measured_files(entry, entries_dir)
@@ -175,38 +220,71 @@ def parse_entry(path: Path, entries_dir: Path) -> Entry:
     return entry
 
 
+def _read_text(path: Path) -> str:
+    """An entry file's text; EntryError for one that is not a readable, reasonably sized UTF-8 file."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_ENTRY_BYTES:
+            raise EntryError(path, "", f"the file is {size / 1e6:.1f} MB; an entry may be at most "
+                                       f"{MAX_ENTRY_BYTES / 1e6:.1f} MB")
+        raw = path.read_bytes()
+    except OSError as err:
+        raise EntryError(path, "", f"cannot read the file: {err.strerror or err}") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        raise EntryError(path, "", f"the file is not UTF-8 text (byte 0x{raw[err.start]:02x} on line {line}); "
+                                   f"save it as UTF-8") from None
+
+
 def _read_measured_files(entry: Entry, entries_dir: Path) -> dict[str, bytes]:
     spec = entry.meta.measure
-    root = entries_dir.resolve()
+    # Kernels must live in the entry's own folder (resolved, so symlinks count where they point):
+    # a file of another entry would publish that entry's text even when it is refused.
+    own = entries_dir.resolve() / entry.slug
     named = [(f"measure.sources[{i}]", name) for i, name in enumerate(spec.sources)]
     named.append(("measure.reference", spec.reference))
     files = {}
     for key, name in named:
         target = (entry.folder / name).resolve()
-        if root not in target.parents:
-            raise EntryError(entry.path, key, f"expected a file inside {entries_dir}, found {name!r}, "
-                                              f"which resolves to {target}")
+        if own not in target.parents:
+            raise EntryError(entry.path, key, f"expected a file inside the entry's folder {entry.folder}, "
+                                              f"found {name!r}, which resolves to {target}")
         if not target.is_file():
             raise EntryError(entry.path, key, f"expected a file at {entry.folder / name}, found none")
-        files[name] = target.read_bytes()
+        try:
+            files[name] = target.read_bytes()
+        except OSError as err:
+            raise EntryError(entry.path, key, f"cannot read {entry.folder / name}: {err.strerror or err}") from None
     return files
 
 
 def load_entries(entries_dir: Path) -> dict[str, Entry]:
-    """Parse every entries/*.md (except index.md) and check cross-entry references."""
+    """Parse every entries/*.md (except index.md) and check cross-entry references.
+
+    Raises EntryErrors listing every malformed entry, not only the first.
+    """
     entries = {}
-    for path in sorted(entries_dir.glob("*.md")):
-        if path.name == "index.md":
+    errors: list[EntryError] = []
+    paths = [p for p in sorted(entries_dir.glob("*.md")) if p.name != "index.md"]
+    for path in paths:
+        try:
+            entry = parse_entry(path, entries_dir)
+        except EntryError as err:
+            errors.append(err)
             continue
-        entry = parse_entry(path, entries_dir)
         entries[entry.slug] = entry
+    known = [p.stem for p in paths]  # a slug whose file is malformed is reported once, for that file
     for entry in entries.values():
         for i, slug in enumerate(entry.meta.related):
-            if slug not in entries:
-                close = difflib.get_close_matches(slug, entries, n=1)
+            if slug not in known:
+                close = difflib.get_close_matches(slug, known, n=1)
                 hint = f"; did you mean '{close[0]}'?" if close else ""
-                raise EntryError(entry.path, f"related[{i}]",
-                                 f"expected the slug of an entry in {entries_dir}, found {slug!r}{hint}")
+                errors.append(EntryError(entry.path, f"related[{i}]",
+                                         f"expected the slug of an entry in {entries_dir}, found {slug!r}{hint}"))
+    if errors:
+        raise EntryErrors(errors)
     return entries
 
 

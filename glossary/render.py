@@ -8,6 +8,7 @@ templates only as values; it is never itself evaluated as a template here.
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 from typing import Any
@@ -21,9 +22,48 @@ from glossary.review import short_fingerprint
 from glossary.pages import PageModel
 
 
+# Syntax that makes markup: links and images ([ ]), attribute lists and template braces ({ }),
+# and the escape itself.  Emphasis and code spans are left alone: they cannot inject anything.
+_MARKDOWN_ACTIVE = re.compile(r"([\\{}\[\]])")
+
+
+def plain_text(value: Any) -> str:
+    """Author-written text (a title, summary, name, label) as inert Markdown: shown as typed.
+
+    HTML is escaped and link and attribute syntax backslash-escaped, so a <script>, a link, an
+    attribute list ({: onclick=...}) or template braces render as the characters typed and
+    never as markup; line breaks collapse, so the text cannot open a block of its own.
+    """
+    text = " ".join(str(value).split())
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MARKDOWN_ACTIVE.sub(r"\\\1", text)
+
+
+def safe_meta(meta: dict) -> dict:
+    """A page's front-matter as the theme may print it: every text value HTML-escaped.
+
+    Material writes ``page.meta.title`` and ``page.meta.author`` into ``<title>`` and
+    ``<meta content="...">`` without escaping, so an author's markup would become the
+    site's markup there.
+    """
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            return html.escape(" ".join(value.split()), quote=True)
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    return {key: clean(value) for key, value in meta.items()}
+
+
+def _url(value: Any) -> str:
+    """A URL safe as a Markdown link target: brackets that would end the link are percent-encoded."""
+    return str(value).replace("(", "%28").replace(")", "%29").replace(" ", "%20")
+
+
 def _cell(value: Any) -> str:
     """Text safe inside a Markdown table cell."""
-    return str(value).replace("|", "\\|").replace("\n", " ")
+    return plain_text(value).replace("|", "\\|")
 
 
 def _compile_command(command: str) -> str:
@@ -48,6 +88,8 @@ def make_env(templates_dir: Path) -> SandboxedEnvironment:
         bpe=figures.fmt_bpe,
         bpe1=lambda v: f"{v:.1f}",
         cell=_cell,
+        text=plain_text,
+        url=_url,
         compile_command=_compile_command,
     )
     return env

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import difflib
+import reprlib
 import types
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
@@ -31,6 +32,11 @@ class SchemaError(ValueError):
         self.message = message
 
 
+# Bounded: a YAML alias bomb shares one list a billion times over, and a full repr() would hang.
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxstring, _SHORT.maxother = 2, 4, 4, 60, 60
+
+
 def describe(value: Any) -> str:
     """A short, human description of a found value for error messages."""
     if value is None:
@@ -44,7 +50,7 @@ def describe(value: Any) -> str:
         dict: "a mapping",
         dt.date: "a date",
     }.get(type(value), type(value).__name__)
-    shown = repr(value)
+    shown = _SHORT.repr(value)
     if len(shown) > 60:
         shown = shown[:57] + "..."
     return f"{kind} {shown}"

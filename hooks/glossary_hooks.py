@@ -12,7 +12,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File, Files
 
-from glossary import sitefiles
+from glossary import render, sitefiles
 from glossary.build import GPUS_ENV, GlossaryBuild, GlossaryError, Options
 from glossary.measuring import NoGPU, measure_entries
 from glossary.pool import PoolError
@@ -76,6 +76,7 @@ def on_files(files: Files, config) -> Files:
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
     build: GlossaryBuild = _state["build"]
+    page.meta = render.safe_meta(page.meta)  # the theme prints title and author unescaped
     try:
         rendered = build.render_page(page.file.src_uri)
     except GlossaryError as err:

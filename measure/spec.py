@@ -16,6 +16,7 @@ chain of kernels; it expresses:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -23,6 +24,8 @@ from glossary.typed import SchemaError, doc
 from measure import expr
 
 DTYPES = ("float32", "float64", "int32")
+# Relative names only: no absolute paths, drive letters or characters that break a Markdown link.
+_FILE_NAME = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_./-]*$")
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,14 @@ class Variant:
         "defaults to bytes_per_elem", default=None)
     flops_per_elem: float | None = doc("floating-point operations per element; adds GFLOP/s", default=None)
 
+    def validate(self) -> None:
+        if not self.launches:
+            raise SchemaError("launches", "expected at least one launch")
+        for key in ("bytes_per_elem", "useful_bytes_per_elem", "flops_per_elem"):
+            value = getattr(self, key)
+            if value is not None and not value >= 0:  # "not >=" also catches NaN
+                raise SchemaError(key, f"expected a number of at least 0, found {value}")
+
     @property
     def useful_bytes(self) -> float:
         return self.bytes_per_elem if self.useful_bytes_per_elem is None else self.useful_bytes_per_elem
@@ -110,8 +121,10 @@ class Timing:
         if self.clock == "host" and self.blocking:
             raise SchemaError("blocking", "a blocking kernel cannot be used with clock: host "
                                           "(host time is what is measured); set blocking: false")
-        if self.runs < 1 or self.warmups < 0:
-            raise SchemaError("runs", f"expected runs >= 1 and warmups >= 0, found {self.runs} and {self.warmups}")
+        if self.runs < 1:
+            raise SchemaError("runs", f"expected at least 1 timed run, found {self.runs}")
+        if self.warmups < 0:
+            raise SchemaError("warmups", f"expected 0 or more warm-up runs, found {self.warmups}")
         if self.max_runs < self.runs:
             raise SchemaError("max_runs", f"expected max_runs >= runs ({self.runs}), found {self.max_runs}")
         if not 0 < self.target_ci < 1:
@@ -166,6 +179,10 @@ class Claim:
         "judge only this point of the sweep (one of measure.sizes), e.g. {chunk: 1024}", default=None)
 
     def validate(self) -> None:
+        if not self.tolerance >= 0:
+            raise SchemaError("tolerance", f"expected a relative tolerance of at least 0, found {self.tolerance}")
+        if not self.at_least > 0:
+            raise SchemaError("at_least", f"expected a number above 0, found {self.at_least}")
         for key in CLAIM_NEEDS[self.kind]:
             if getattr(self, key) is None:
                 raise SchemaError(key, f"required for a {self.kind} claim")
@@ -203,6 +220,10 @@ class MeasureSpec:
     def validate(self) -> None:
         if not self.sources:
             raise SchemaError("sources", "expected at least one CUDA source file")
+        for key, name in [(f"sources[{i}]", n) for i, n in enumerate(self.sources)] + [("reference", self.reference)]:
+            if not _FILE_NAME.match(name):
+                raise SchemaError(key, f"expected a file name relative to the entry's folder (letters, digits, "
+                                       f"'.', '_', '-', '/'), found {name!r}")
         if not self.variants:
             raise SchemaError("variants", "expected at least one variant")
         if not self.sizes:
@@ -214,6 +235,12 @@ class MeasureSpec:
         for i, point in enumerate(self.sizes):
             if set(point) != params:
                 raise SchemaError(f"sizes[{i}]", f"expected the parameters {sorted(params)}, found {sorted(point)}")
+            for name, value in point.items():
+                if value < 1:
+                    raise SchemaError(f"sizes[{i}].{name}", f"expected a size of at least 1, found {value}")
+        for key in ("rtol", "atol"):
+            if not getattr(self, key) >= 0:
+                raise SchemaError(key, f"expected a tolerance of at least 0, found {getattr(self, key)}")
         if dict(self.headline) not in [dict(p) for p in self.sizes]:
             raise SchemaError("headline", f"expected one of the sizes, found {dict(self.headline)}")
         _check_expr(self.elements, "elements", params)
@@ -256,6 +283,21 @@ class MeasureSpec:
             if v.name == name:
                 return v
         raise KeyError(name)
+
+
+DTYPE_BYTES = {"float32": 4, "float64": 8, "int32": 4}
+
+
+def device_bytes(spec: MeasureSpec, params: dict[str, int]) -> int:
+    """Bytes of device memory the spec's buffers take at one size (``params``, one of ``spec.sizes``).
+
+    Pure arithmetic over the buffer size expressions, so the runner can refuse a size
+    beyond the device's memory before allocating anything.
+    """
+    total = 0
+    for buf in spec.buffers.values():
+        total += expr.evaluate_int(buf.size, dict(params)) * DTYPE_BYTES[buf.dtype]
+    return total
 
 
 def _check_expr(text: str, key: str, allowed: set[str] | None = None, hint: str = "") -> None:

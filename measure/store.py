@@ -19,21 +19,33 @@ they travel (and are left out) with the entry.  A file holds:
 
 A failed measurement never replaces a good one: ``record_failure`` only adds
 ``last_failure`` to an existing file.
+
+Crash and concurrency safety: every write goes to a temporary file that is
+fsynced and renamed over the old one, so a writer killed mid-write (SIGKILL,
+power loss) leaves the previous complete file.  ``record_success`` and
+``record_failure`` hold an exclusive ``fcntl.flock`` on ``results/.lock`` across
+their read-modify-write, so two builds measuring at once cannot lose each
+other's updates; leftover temporary files of a killed writer are removed under
+that lock.  (The lock and temporary files are dotfiles, which MkDocs never publishes.)
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import re
 import tempfile
 from pathlib import Path
+from typing import Iterator
 from typing import Any
 
 from measure import HARNESS_VERSION
 
 RESULT_FORMAT = 1
+LOCK_NAME = ".lock"
 
 
 class StoreError(ValueError):
@@ -94,10 +106,17 @@ def load_file(path: Path) -> dict:
         raise StoreError(f"{path}: cannot read results file: {err}") from None
     if not isinstance(data, dict) or "format" not in data:
         raise StoreError(f"{path}: not a results file (no 'format' key)")
-    if data["format"] != RESULT_FORMAT:
-        raise StoreError(
-            f"{path}: results format {data['format']!r}, but this harness reads format {RESULT_FORMAT}. "
-            f"Re-measure the entry on the verification node (glossary measure), or delete the file.")
+    found = data["format"]
+    if found != RESULT_FORMAT:
+        slug = path.parent.parent.name
+        if isinstance(found, int) and not isinstance(found, bool) and found > RESULT_FORMAT:
+            advice = ("it was written by a newer glossary; upgrade the glossary package "
+                      "(pip install -U -e .) to read it")
+        else:
+            advice = (f"re-measure it on the verification node with `glossary measure --all {slug}` "
+                      f"(or delete the file)")
+        raise StoreError(f"{path}: results format {found!r} found, this glossary reads format "
+                         f"{RESULT_FORMAT}; {advice}")
     return data
 
 
@@ -115,6 +134,40 @@ def write_atomic(path: Path, data: dict) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make the rename itself durable (the directory entry), where the platform allows it."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def locked(entry_dir: Path) -> Iterator[Path]:
+    """Hold the results folder's exclusive lock (``results/.lock``); yields the folder.
+
+    Blocks until other writers (another build, ``glossary measure``) are done.  Temporary
+    files found under the lock belong to a writer that died, so they are removed.
+    """
+    folder = results_dir(entry_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / LOCK_NAME, "a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            for dead in folder.glob(".*.json.*.tmp"):
+                dead.unlink(missing_ok=True)
+            yield folder
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def record_success(entry_dir: Path, result: dict) -> Path:
@@ -122,8 +175,9 @@ def record_success(entry_dir: Path, result: dict) -> Path:
     if result.get("status") != "ok":
         raise ValueError("record_success takes only results with status 'ok'")
     result = dict(result, format=RESULT_FORMAT)
-    path = results_dir(entry_dir) / f"{result['device']}.json"
-    write_atomic(path, result)
+    with locked(entry_dir) as folder:
+        path = folder / f"{result['device']}.json"
+        write_atomic(path, result)
     return path
 
 
@@ -134,16 +188,17 @@ def record_failure(entry_dir: Path, failure: dict) -> Path:
     An existing good file keeps its data and gains ``last_failure``; where
     there is none, the file records the failure alone (status 'failed').
     """
-    path = results_dir(entry_dir) / f"{failure['device']}.json"
-    existing = None
-    if path.exists():
-        try:
-            existing = load_file(path)
-        except StoreError:
-            existing = None
-    if existing is not None and existing.get("status") == "ok":
-        data = dict(existing, last_failure=failure)
-    else:
-        data = dict(failure, format=RESULT_FORMAT, status="failed")
-    write_atomic(path, data)
+    with locked(entry_dir) as folder:
+        path = folder / f"{failure['device']}.json"
+        existing = None
+        if path.exists():
+            try:
+                existing = load_file(path)
+            except StoreError:
+                existing = None
+        if existing is not None and existing.get("status") == "ok":
+            data = dict(existing, last_failure=failure)
+        else:
+            data = dict(failure, format=RESULT_FORMAT, status="failed")
+        write_atomic(path, data)
     return path

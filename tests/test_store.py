@@ -45,7 +45,10 @@ def test_other_format_is_refused_with_advice(tmp_path):
     path = tmp_path / "results" / "x.json"
     path.parent.mkdir()
     path.write_text(json.dumps({"format": 99}))
-    with pytest.raises(store.StoreError, match="Re-measure"):
+    with pytest.raises(store.StoreError, match="upgrade the glossary package"):
+        store.load_results(tmp_path)
+    path.write_text(json.dumps({"format": 0}))
+    with pytest.raises(store.StoreError, match="glossary measure --all"):
         store.load_results(tmp_path)
 
 

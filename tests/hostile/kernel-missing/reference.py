@@ -1,0 +1,2 @@
+def reference(variant, inputs, scalars, params):
+    return {'y': inputs['x']}
