@@ -9,6 +9,7 @@ set -uo pipefail
 out=${1:-verify-out}
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1 NO_MKDOCS_2_WARNING=1
+export GLOSSARY_TEST_LOG_DIR="$out"   # the GPU fault tests leave the log a user would see there
 root=$(pwd)
 log() { printf '\n===== %s =====\n' "$*" | tee -a "$out/verify.log"; }
 
