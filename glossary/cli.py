@@ -356,7 +356,9 @@ def _load(entries_dir: Path):
     try:
         return load_entries(entries_dir)
     except EntryError as err:
-        raise Problems(f"{err}\nFix this entry first (`glossary check` lists every problem).") from None
+        count = len(getattr(err, "errors", [err]))
+        which = "this entry" if count == 1 else f"these {count} entries"
+        raise Problems(f"{err}\nFix {which} first (`glossary check` lists every problem).") from None
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

@@ -24,6 +24,15 @@ from glossary.typed import SchemaError, doc
 from measure import expr
 
 DTYPES = ("float32", "float64", "int32")
+# nvcc options an entry may pass: what changes the code generated, nothing that names a file, a host
+# compiler or a program to run on the verification node (-o, -ccbin, -Xcompiler, --run, -include ...).
+_NVCC_FLAG = re.compile(
+    r"^(-O[0-3]|-std=c\+\+(14|17|20)|--?use_fast_math|-lineinfo|-maxrregcount=\d+|-D[A-Za-z_][A-Za-z0-9_]*(=[\w.+-]*)?"
+    r"|-(ftz|prec-div|prec-sqrt|fmad)=(true|false)|--extra-device-vectorization|-restrict"
+    r"|-Xptxas=-v|-Xptxas=-O[0-3]|--ptxas-options=-v)$")
+_NVCC_FLAGS_SHOWN = ("-O0..-O3, -std=c++14/17/20, -use_fast_math, -lineinfo, -maxrregcount=N, -DNAME[=VALUE], "
+                     "-ftz/-prec-div/-prec-sqrt/-fmad=true|false, --extra-device-vectorization, -restrict, "
+                     "-Xptxas=-v")
 # Relative names only: no absolute paths, drive letters or characters that break a Markdown link.
 _FILE_NAME = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_./-]*$")
 
@@ -224,6 +233,11 @@ class MeasureSpec:
             if not _FILE_NAME.match(name):
                 raise SchemaError(key, f"expected a file name relative to the entry's folder (letters, digits, "
                                        f"'.', '_', '-', '/'), found {name!r}")
+        for i, flag in enumerate(self.nvcc_flags):
+            if not _NVCC_FLAG.match(flag):
+                raise SchemaError(f"nvcc_flags[{i}]", f"expected an optimisation or code-generation option "
+                                  f"({_NVCC_FLAGS_SHOWN}), found {flag!r}; options that name files, hosts "
+                                  f"compilers or programs are not accepted from an entry")
         if not self.variants:
             raise SchemaError("variants", "expected at least one variant")
         if not self.sizes:

@@ -55,6 +55,7 @@ ERRORS: dict[str, tuple[str, str]] = {
     "spec-negative-bytes": ("measure.variants[0].bytes_per_elem", "expected a number of at least 0, found -8.0"),
     "spec-no-launches": ("measure.variants[0].launches", "expected at least one launch"),
     "spec-zero-block": ("measure.variants[0].launches[0].block", "expected positive sizes"),
+    "spec-nvcc-output": ("measure.nvcc_flags[1]", "options that name files"),
 }
 
 # slug -> (other corpus entries it needs, the gate's reason in the build's WARNING)
