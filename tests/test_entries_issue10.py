@@ -369,3 +369,15 @@ def test_the_real_site_builds_in_preview(tmp_path):
         assert "Not measured yet" not in html and "NVIDIA H200" in html and "[no result" not in html
     fusion = (tmp_path / "site" / "kernel-fusion" / "index.html").read_text(encoding="utf-8")
     assert 'href="../roofline/"' in fusion and 'href="../launch-overhead/"' in fusion
+
+
+def test_at_most_is_an_upper_bound_only_for_bounded_claims():
+    from glossary.typed import SchemaError
+
+    Claim(kind="fraction_of_floor", variant="rows", at_most=0.5).validate()
+    with pytest.raises(SchemaError) as err:
+        Claim(kind="speedup_matches_bytes", num="a", den="b", at_most=2.0).validate()
+    assert err.value.key == "at_most" and "not speedup_matches_bytes" in str(err.value)
+    with pytest.raises(SchemaError) as err:
+        Claim(kind="overfetch", variant="a", at_most=0.0).validate()
+    assert "expected a number above 0, found 0.0" in str(err.value)
