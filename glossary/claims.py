@@ -33,6 +33,8 @@ class ClaimVerdict:
 def describe(claim: Claim, spec: MeasureSpec) -> str:
     """The claim in words, e.g. 'staged / fused matches the byte ratio within 10%'."""
     tol = f"{100 * claim.tolerance:.0f}%"
+    if claim.at_most is not None:
+        return _describe_at_most(claim) + _size_note(claim)
     text = {
         "speedup_matches_bytes": f"{claim.num} / {claim.den} time ratio matches the byte ratio within {tol}",
         "speedup_matches_counted": f"{claim.num} / {claim.den} time ratio matches the ratio of DRAM bytes "
@@ -44,9 +46,21 @@ def describe(claim: Claim, spec: MeasureSpec) -> str:
                             f"roofline at its intensity",
         "launch_bound": f"{claim.variant} takes the host at least {claim.at_least:g}× its GPU time",
     }[claim.kind]
-    if claim.size is not None:
-        text += f" (at {stats.size_label(dict(claim.size))})"
-    return text
+    return text + _size_note(claim)
+
+
+def _describe_at_most(claim: Claim) -> str:
+    return {
+        "fraction_of_floor": f"{claim.variant} stays at or below {100 * claim.at_most:.0f}% of the copy floor",
+        "overfetch": f"DRAM moves at most {claim.at_most:g}× the useful bytes of {claim.variant}",
+        "fraction_of_roof": f"{claim.variant} stays at or below {100 * claim.at_most:.0f}% of the measured "
+                            f"roofline at its intensity",
+        "launch_bound": f"{claim.variant} takes the host at most {claim.at_most:g}× its GPU time",
+    }[claim.kind]
+
+
+def _size_note(claim: Claim) -> str:
+    return f" (at {stats.size_label(dict(claim.size))})" if claim.size is not None else ""
 
 
 def evaluate(spec: MeasureSpec, device: DeviceView) -> list[ClaimVerdict]:
@@ -79,6 +93,9 @@ def _within(off: float, claim: Claim) -> str:
 
 
 def _reaches(value: float, claim: Claim) -> str:
+    """The verdict of a bounded claim: at least ``at_least``, or at most ``at_most`` where given."""
+    if claim.at_most is not None:
+        return "holds" if value <= claim.at_most else "fails"
     return "holds" if value >= claim.at_least else "fails"
 
 

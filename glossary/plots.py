@@ -15,7 +15,7 @@ import matplotlib
 import matplotlib.style
 from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
-from matplotlib.ticker import FixedLocator, NullLocator
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from glossary import figures
 from glossary.pages import DeviceView, SizeView
@@ -105,7 +105,9 @@ def _draw_roofline(ax, view: DeviceView) -> None:
     for i, r in enumerate(rows):
         ax.plot([r.intensity], [r.gflops], marker="o", markersize=5, linestyle="none",
                 color=PALETTE[i % len(PALETTE)])
-    ax.plot(xs, [r.gflops for r in rows], color=PALETTE[0], linewidth=0.8, alpha=0.6, label="variants")
+    # Points only: variants at the same intensity (scalar and 16-byte, one chain and several)
+    # would make a line through them in spec order zigzag.
+    ax.plot([], [], marker="o", markersize=5, linestyle="none", color=PALETTE[0], label="variants")
     ax.axvline(roof.ridge, color=L2_COLOR, linestyle=":", linewidth=1.4,
                label=f"ridge {figures.fmt_fixed(roof.ridge, 1)} FLOP/B")
     ax.set_xscale("log", base=2)
@@ -133,6 +135,9 @@ def _draw_launches(ax, view: DeviceView) -> None:
                 linestyle="--", label=f"{name}: GPU")
     _size_axis(ax, view, xs, by_bytes)
     ax.set_yscale("log", base=10)
+    # Plain numbers: a span of one decade or so otherwise gets labels like 6×10^0.
+    for axis_formatter in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
+        axis_formatter(FuncFormatter(lambda value, _pos: f"{value:g}"))
     ax.set_ylabel("µs per launch")
     ax.grid(True, axis="y", linewidth=0.5, alpha=0.5)
     ax.legend(fontsize=9, frameon=False, loc="upper left")

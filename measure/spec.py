@@ -159,6 +159,8 @@ CLAIM_NEEDS = {
     "fraction_of_roof": ("variant",),
     "launch_bound": ("variant",),
 }
+# The claims that compare one number with a bound: at_least by default, at_most on request.
+BOUNDED_KINDS = ("fraction_of_floor", "overfetch", "fraction_of_roof", "launch_bound")
 
 
 @dataclass(frozen=True)
@@ -174,13 +176,18 @@ class Claim:
         "overfetch: DRAM counter bytes of `variant` are at least `at_least` times its useful bytes; "
         "fraction_of_roof: `variant` reaches at least `at_least` of the measured roofline at its "
         "arithmetic intensity; launch_bound: host time of `variant` is at least `at_least` times "
-        "its GPU time (needs timing.clock: both)")
+        "its GPU time (needs timing.clock: both). With `at_most`, those four claim an upper bound "
+        "instead: the number stays at or below `at_most`")
     num: str | None = doc("for speedup_matches_bytes and speedup_matches_counted", default=None)
     den: str | None = doc("for speedup_matches_bytes and speedup_matches_counted", default=None)
     variant: str | None = doc("for the claims about one variant", default=None)
     tolerance: float = doc("relative tolerance, e.g. 0.1 for 10%", default=0.1)
     at_least: float = doc("for fraction_of_floor and fraction_of_roof (e.g. 0.9), overfetch and "
                           "launch_bound (a factor, e.g. 2)", default=0.9)
+    at_most: float | None = doc(
+        "turns fraction_of_floor, fraction_of_roof, overfetch or launch_bound into an upper bound: "
+        "the number stays at or below this (e.g. 0.75: a kernel stays under 75% of the roof); "
+        "at_least is then not used", default=None)
     sizes: Literal["all", "past_l2"] = doc(
         "which sizes the claim is about: all, or only those whose working set is past 4x the L2",
         default="past_l2")
@@ -192,6 +199,12 @@ class Claim:
             raise SchemaError("tolerance", f"expected a relative tolerance of at least 0, found {self.tolerance}")
         if not self.at_least > 0:
             raise SchemaError("at_least", f"expected a number above 0, found {self.at_least}")
+        if self.at_most is not None:
+            if self.kind not in BOUNDED_KINDS:
+                raise SchemaError("at_most", f"only {', '.join(BOUNDED_KINDS)} claims take an upper bound, "
+                                             f"not {self.kind}")
+            if not self.at_most > 0:
+                raise SchemaError("at_most", f"expected a number above 0, found {self.at_most}")
         for key in CLAIM_NEEDS[self.kind]:
             if getattr(self, key) is None:
                 raise SchemaError(key, f"required for a {self.kind} claim")

@@ -117,10 +117,16 @@ def test_claims_are_judged_past_four_l2s(entries, slug):
 
 def test_the_roofline_sweep_crosses_the_ridge_of_any_plausible_card(entries):
     spec = entries["roofline"].meta.measure
-    intensities = sorted(v.flops_per_elem / v.bytes_per_elem for v in spec.variants if v.name.startswith("k"))
+    sweep = [v for v in spec.variants if v.name.startswith("k") and v.name[1:].isdigit()]
+    intensities = sorted(v.flops_per_elem / v.bytes_per_elem for v in sweep)
     # The H200's datasheet ridge (about 67 TFLOP/s over 4.8 TB/s) is a lead, not a figure: cover 0.25..256.
     assert intensities[0] <= 0.25 and intensities[-1] >= 256
-    assert [v.flops_per_elem for v in spec.variants if v.name.startswith("k")] == [2 * 2**i for i in range(11)]
+    assert [v.flops_per_elem for v in sweep] == [2 * 2**i for i in range(11)]
+    # The 16-byte and ILP variants do what their dependent-chain twin does per element.
+    for name in ("k1_vec4", "k16_vec4", "k1024_ilp4", "k1024_ilp8"):
+        twin = spec.variant(name.split("_")[0])
+        assert (spec.variant(name).flops_per_elem, spec.variant(name).bytes_per_elem) == \
+            (twin.flops_per_elem, twin.bytes_per_elem)
 
 
 def test_launch_overhead_times_both_clocks(entries):
@@ -151,6 +157,8 @@ def test_roofline_reference_matches_its_closed_form_and_catches_a_missing_fma(en
         for _ in range(k - 1):
             short = (short * np.float32(a) + np.float32(b)).astype(np.float32)
         assert not runner.check_elements(short, ref, spec.rtol, spec.atol)["ok"]
+        for twin in (f"k{k}_vec4", f"k{k}_ilp8"):
+            assert np.array_equal(mod.reference(twin, {"x": x.astype(np.float64)}, {"a": a, "b": b}, {})["y"], ref)
 
 
 # -- page model, claims and figures on literal numbers --------------------------------------------
@@ -172,7 +180,7 @@ def test_roofline_takes_the_floor_and_the_best_gflops():
 
 def test_new_claim_kinds_with_literal_numbers(entries):
     entry = entries["memory-coalescing"]
-    result = synthetic(entry, [{"rows": 1.0, "columns": 4.0, "columns_spread": 8.0}] * 3,
+    result = synthetic(entry, [{"rows": 1.0, "rows_vec4": 0.8, "columns": 4.0, "columns_spread": 8.0}] * 3,
                        counted={1: {"rows": 8.0, "columns": 8.4, "columns_spread": 60.0}})
     (device,) = findings.collect(entry, {"nvidia-h200": result}).devices
     spec = dataclasses.replace(entry.meta.measure, claims=(
@@ -191,13 +199,21 @@ def test_new_claim_kinds_with_literal_numbers(entries):
 
 def test_fraction_of_roof_and_launch_bound_claims(entries):
     roof_entry = entries["roofline"]
-    # k1 at the 4000 GB/s floor, peak at 60 TFLOP/s, k1024 at 45 TFLOP/s.
-    result = synthetic(roof_entry, [roof_times(roof_entry, slow={"k1024": 45000.0})], floor=4000.0)
+    # k1_vec4 at the 4000 GB/s floor, peak at 60 TFLOP/s, k1024 at 45 TFLOP/s, k1024_ilp8 at 48.
+    result = synthetic(roof_entry, [roof_times(roof_entry, slow={"k1024": 45000.0, "k1024_ilp8": 48000.0})],
+                       floor=4000.0)
     (device,) = findings.collect(roof_entry, {"nvidia-h200": result}).devices
     verdicts = {v.claim.variant: v for v in claims.evaluate(roof_entry.meta.measure, device)}
-    assert verdicts["k1"].status == "holds" and "100% of the roof's 1000.0" in verdicts["k1"].numbers
-    assert verdicts["k1024"].status == "fails" and "75% of the roof's 60000.0 (compute-bound; ridge 15 FLOP/B)" \
+    assert verdicts["k1_vec4"].status == "holds" and "100% of the roof's 1000.0" in verdicts["k1_vec4"].numbers
+    assert verdicts["k1024_ilp8"].status == "fails" and "80% of the roof's 60000.0" in verdicts["k1024_ilp8"].numbers
+    # k1024's claim is an upper bound (at_most 0.75): 75% of the roof is at the bound, so it holds.
+    assert verdicts["k1024"].status == "holds" and "75% of the roof's 60000.0 (compute-bound; ridge 15 FLOP/B)" \
         in verdicts["k1024"].numbers
+    assert verdicts["k1024"].statement == "k1024 stays at or below 75% of the measured roofline at its intensity"
+    result = synthetic(roof_entry, [roof_times(roof_entry, slow={"k1024": 46000.0})], floor=4000.0)
+    (device,) = findings.collect(roof_entry, {"nvidia-h200": result}).devices
+    verdicts = {v.claim.variant: v for v in claims.evaluate(roof_entry.meta.measure, device)}
+    assert verdicts["k1024"].status == "fails" and "77% of the roof's" in verdicts["k1024"].numbers
 
     launch = entries["launch-overhead"]
     sizes = launch.meta.measure.sizes
@@ -251,7 +267,7 @@ def test_figures_without_results_say_so(entries):
 
 def test_coalescing_page_shows_useful_moved_and_counted_bytes(entries):
     entry = entries["memory-coalescing"]
-    result = synthetic(entry, [{"rows": 1.0, "columns": 4.0, "columns_spread": 8.0}] * 3,
+    result = synthetic(entry, [{"rows": 1.0, "rows_vec4": 0.8, "columns": 4.0, "columns_spread": 8.0}] * 3,
                        counted={1: {"rows": 8.0, "columns": 8.4, "columns_spread": 60.0}})
     text, measured = page(entry, result)
     assert "| version | ms | useful bytes/elem | predicted DRAM bytes/elem | counted bytes/elem | useful GB/s |" in text
@@ -263,7 +279,8 @@ def test_coalescing_page_shows_useful_moved_and_counted_bytes(entries):
 
 def test_roofline_page_shows_ceilings_ridge_and_plot(entries):
     entry = entries["roofline"]
-    slow = {"k64": 40000.0, "k128": 50000.0, "k256": 58000.0, "k512": 59000.0, "k1024": 55000.0}
+    slow = {"k64": 40000.0, "k128": 50000.0, "k256": 58000.0, "k512": 59000.0, "k1024": 55000.0,
+            "k1024_ilp4": 59000.0, "k1024_ilp8": 59500.0}
     result = synthetic(entry, [roof_times(entry, slow=slow)])
     text, measured = page(entry, result)
     assert "ridge point is **15.0 FLOP/B**" in text and "compute ceiling **60,000 GFLOP/s** (the best variant, peak)" in text
@@ -352,3 +369,15 @@ def test_the_real_site_builds_in_preview(tmp_path):
         assert "Not measured yet" not in html and "NVIDIA H200" in html and "[no result" not in html
     fusion = (tmp_path / "site" / "kernel-fusion" / "index.html").read_text(encoding="utf-8")
     assert 'href="../roofline/"' in fusion and 'href="../launch-overhead/"' in fusion
+
+
+def test_at_most_is_an_upper_bound_only_for_bounded_claims():
+    from glossary.typed import SchemaError
+
+    Claim(kind="fraction_of_floor", variant="rows", at_most=0.5).validate()
+    with pytest.raises(SchemaError) as err:
+        Claim(kind="speedup_matches_bytes", num="a", den="b", at_most=2.0).validate()
+    assert err.value.key == "at_most" and "not speedup_matches_bytes" in str(err.value)
+    with pytest.raises(SchemaError) as err:
+        Claim(kind="overfetch", variant="a", at_most=0.0).validate()
+    assert "expected a number above 0, found 0.0" in str(err.value)
