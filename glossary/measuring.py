@@ -128,10 +128,17 @@ def _measure(entries: list[Entry], log: logging.Logger, chosen: list[dict], *, o
     outcomes = runner_pool.run(jobs)
     failed = [o for o in outcomes if not o.ok]
     if failed:
-        lines = "\n".join(f"  {o.job.slug} on {o.job.device}: {o.error.splitlines()[0]}" for o in failed)
+        lines = "\n".join(f"  {o.job.slug} on {o.job.device}: {headline(o.error)}" for o in failed)
         log.warning("measurement failed for %d of %d job(s); their last good results (if any) are kept:\n%s",
                     len(failed), len(outcomes), lines)
     return outcomes
+
+
+def headline(error: str) -> str:
+    """The first line of an error, with the first compiler 'error:' line after it where there is one."""
+    lines = error.strip().splitlines() or [""]
+    detail = next((line.strip() for line in lines[1:] if "error" in line.lower()), "")
+    return f"{lines[0]} {detail}".strip()
 
 
 def _failure(entry: Entry, device: str, gpu: str, fingerprint: str | None, error: str) -> dict:

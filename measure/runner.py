@@ -145,6 +145,11 @@ def check_elements(got: np.ndarray, ref: np.ndarray, rtol: float, atol: float) -
     return out
 
 
+def nan_note(count: int) -> str:
+    """' (12 NaN: unwritten, poisoned or computed NaN)' where a check found NaN, else ''."""
+    return f" ({count} NaN: unwritten, poisoned or computed NaN)" if count else ""
+
+
 def fill_input(rng: np.random.Generator, count: int, dtype: str, init: str) -> np.ndarray:
     """Seeded input data, never zeros.
 
@@ -655,8 +660,8 @@ def _check_variant(slug: str, spec: MeasureSpec, variant: Variant, calls: list[_
         if not result["ok"]:
             bad = result["first_bad"]
             raise MeasurementError(
-                f"{label}: output {name} is wrong in {result['bad']} of {result['elements_checked']} elements "
-                f"({result['nan']} NaN, i.e. unwritten or poisoned); first at index {bad['index']}: "
+                f"{label}: output {name} is wrong in {result['bad']} of {result['elements_checked']} elements"
+                f"{nan_note(result['nan'])}; first at index {bad['index']}: "
                 f"got {bad['got']!r}, expected {bad['expected']!r} "
                 f"(tolerance {spec.atol} + {spec.rtol} x |expected|). Nothing was timed.")
         checks.append(result)

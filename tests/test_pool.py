@@ -262,3 +262,9 @@ def test_two_measuring_runs_at_once_take_turns_on_a_gpu(tmp_path):
     assert any("waiting for it to finish" in o for o in outputs)
     for slug in ("one", "two"):
         assert json.loads((tmp_path / slug / "results" / "fake-gpu.json").read_text())["status"] == "ok"
+
+
+def test_failure_headline_keeps_the_compilers_error_line():
+    text = "x: nvcc failed on k.cu for sm_90:\nkernel.cu(4): error: expected a \";\"\n   if (i < n)\n"
+    assert measuring.headline(text) == 'x: nvcc failed on k.cu for sm_90: kernel.cu(4): error: expected a ";"'
+    assert measuring.headline("did not finish") == "did not finish"
