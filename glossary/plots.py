@@ -16,13 +16,8 @@ import math
 import os
 import tempfile
 from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
-
-import matplotlib
-import matplotlib.style
-from matplotlib.backends.backend_svg import FigureCanvasSVG
-from matplotlib.figure import Figure
-from matplotlib.ticker import FixedLocator, NullLocator
 
 from glossary import figures
 from glossary.pages import DeviceView, SizeView
@@ -54,6 +49,12 @@ def device_svg(view: DeviceView) -> bytes:
     """The plot of one device: GB/s per variant against the copy floor, plus the size sweep."""
     if not has_plot(view):
         raise ValueError(f"{view.gpu}: no successful measurement to plot")
+    # matplotlib is imported here, not at the top: it is a second of start-up that a build
+    # whose plots all come from the cache never needs
+    import matplotlib.style
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+    from matplotlib.figure import Figure
+
     sweep = _sweep(view)
     with matplotlib.style.context("default"), matplotlib.rc_context({
         "svg.hashsalt": HASH_SALT, "svg.fonttype": "path", "font.size": 10,
@@ -82,7 +83,7 @@ def device_svg(view: DeviceView) -> bytes:
 def cache_key(view: DeviceView) -> str:
     """A hash of everything a plot is drawn from: the view's data, this module's code, matplotlib's version."""
     h = hashlib.sha256()
-    h.update(f"matplotlib {matplotlib.__version__}\n".encode())
+    h.update(f"matplotlib {version('matplotlib')}\n".encode())
     h.update(_SOURCE_HASH.encode())
     h.update(json.dumps(dataclasses.asdict(view), sort_keys=True, default=str).encode())
     return h.hexdigest()
@@ -201,6 +202,8 @@ def _draw_ratios(ax, view: DeviceView) -> None:
 
 def _size_axis(ax, view: DeviceView, xs: list[float], by_bytes: bool) -> None:
     """A log2 size axis (working set or elements), with the L2 size marked where known."""
+    from matplotlib.ticker import FixedLocator, NullLocator
+
     ax.set_xscale("log", base=2)
     if by_bytes and view.l2_bytes:
         ax.axvline(view.l2_bytes, color=L2_COLOR, linestyle=":", linewidth=1.4,
