@@ -198,6 +198,8 @@ class GlossaryBuild:
         for entry in self.refused:
             for text in _distinctive_texts(entry):
                 needles[text] = entry.slug
+        if not needles:  # nothing refused: no need to read the whole site back
+            return []
         leaks = []
         for path in sorted(site_dir.rglob("*")):
             if not path.is_file() or path.suffix not in (".html", ".json", ".xml", ".txt", ".md", ".js", ".cu", ".py"):
