@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from glossary import findings, gate, lint, pages, render, review
-from glossary import features, lessons, tooltips
+from jinja2.sandbox import SandboxedEnvironment
+
+from glossary import findings, gate, lint, pages, plots, render, review
+from glossary import features, lessons, sitefiles, tooltips
 from glossary.model import Entry, EntryError, display_path, load_entries
 from measure import store
 
@@ -25,6 +27,7 @@ MEASURE_ENV = "GLOSSARY_MEASURE"
 MEASURE_MODES = ("auto", "always", "never")
 GPUS_ENV = "GLOSSARY_GPUS"
 DEADLINE_ENV = "GLOSSARY_DEADLINE"
+DEFAULT_CACHE = ".cache/glossary"  # beside mkdocs.yml, ignored by git
 
 
 class GlossaryError(Exception):
@@ -42,6 +45,7 @@ class Options:
     lessons_file: Path | None = None  # the lesson catalogue (glossary.lessons)
     gpus: str = "all"                 # which GPUs measure (glossary.pool.select_gpus)
     deadline_s: float = 1800.0        # per entry; a measurement past it is killed and recorded as failed
+    cache_dir: Path | None = None  # plots kept between builds (glossary.plots.PlotCache); None: no cache
 
     @classmethod
     def resolve(cls, entries_dir: Path, config_dir: Path, extra: dict, serving: bool,
@@ -63,8 +67,9 @@ class Options:
         if not deadline_s > 0:
             raise GlossaryError(f"{DEADLINE_ENV} / extra.glossary.deadline_s: expected a number of seconds "
                                 f"above 0, found {environ.get(DEADLINE_ENV) or settings.get('deadline_s')!r}")
+        cache_dir = config_dir / settings.get("cache", DEFAULT_CACHE)
         return cls(entries_dir=entries_dir, templates_dir=templates, preview=preview, measure=measure,
-                   lessons_file=lessons_file, gpus=gpus, deadline_s=deadline_s)
+                   lessons_file=lessons_file, gpus=gpus, deadline_s=deadline_s, cache_dir=cache_dir)
 
 
 @dataclass
@@ -77,6 +82,8 @@ class GlossaryBuild:
     models: dict[str, pages.PageModel] = field(default_factory=dict)
     lesson_catalog: dict[int, lessons.CatalogLesson] = field(default_factory=dict)
     terms: list[tooltips.Term] = field(default_factory=list)
+    hidden: frozenset[str] = frozenset()  # slugs this build's site leaves out
+    _env: SandboxedEnvironment | None = field(default=None, init=False, repr=False)
 
     # -- collect ---------------------------------------------------------------
 
@@ -110,6 +117,7 @@ class GlossaryBuild:
         except lessons.LessonsError as err:
             raise GlossaryError(str(err)) from None
         self.terms = tooltips.terms([m.entry for m in self.shown_models()])
+        self.hidden = frozenset(s for s in self.entries if not self.shown(s))
         self._report()
 
     def shown_models(self) -> list[pages.PageModel]:
@@ -160,18 +168,34 @@ class GlossaryBuild:
                 return True
         return False
 
+    def site_files(self, directory_urls: bool = True) -> dict[str, str | bytes]:
+        """Docs-relative path -> content of every file the glossary adds (plots from the cache where it can)."""
+        cache = plots.PlotCache(self.options.cache_dir) if self.options.cache_dir else None
+        made = sitefiles.generated(self.shown_models(), self.options.templates_dir, directory_urls,
+                                   plot=cache.svg if cache else plots.device_svg)
+        if cache is not None:
+            self.log.info("plots: %d drawn, %d from the cache in %s", cache.drawn, cache.hits,
+                          display_path(cache.folder))
+        return made
+
     # -- render ----------------------------------------------------------------
+
+    @property
+    def env(self) -> SandboxedEnvironment:
+        """One template environment per build: it compiles each template once, not once per page."""
+        if self._env is None:
+            self._env = render.make_env(self.options.templates_dir)
+        return self._env
 
     def render_page(self, src_uri: str) -> str | None:
         """Markdown for a page this build owns (an entry or the index), else None."""
-        env = render.make_env(self.options.templates_dir)
+        env = self.env
         if src_uri == "index.md":
             return render.render_index(env, [m for s, m in self.models.items() if self.shown(s)])
         slug = src_uri[:-3] if src_uri.endswith(".md") and "/" not in src_uri else None
         if slug in self.models and self.shown(slug):
-            hidden = {s for s in self.entries if not self.shown(s)}
             model = self.models[slug]
-            page = render.render_entry(env, model, hidden=hidden,
+            page = render.render_entry(env, model, hidden=self.hidden,
                                        extras=features.page_extras(model, self.lesson_catalog))
             return tooltips.append(page, self.terms, slug)
         return None
@@ -186,6 +210,8 @@ class GlossaryBuild:
         for entry in self.refused:
             for text in _distinctive_texts(entry):
                 needles[text] = entry.slug
+        if not needles:  # nothing refused: no need to read the whole site back
+            return []
         leaks = []
         for path in sorted(site_dir.rglob("*")):
             if not path.is_file() or path.suffix not in (".html", ".json", ".xml", ".txt", ".md", ".js", ".cu", ".py"):

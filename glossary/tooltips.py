@@ -10,9 +10,11 @@ Refused entries are never passed in, so they contribute none.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from glossary.model import Entry
+
+_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -20,6 +22,16 @@ class Term:
     slug: str
     spelling: str
     definition: str
+    # Every \w+ run of the spelling is a whole \w+ run wherever the spelling matches (the
+    # pattern's lookarounds and the spelling's own separators bound it), so a page lacking one
+    # of these words cannot match: a set lookup instead of a regex search per term and page,
+    # which is what keeps a thousand-entry build from costing N² regex searches.
+    words: frozenset[str] = field(init=False, compare=False, repr=False)
+    pattern: re.Pattern = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "words", frozenset(_WORD.findall(self.spelling)))
+        object.__setattr__(self, "pattern", re.compile(rf"(?<![\w-]){re.escape(self.spelling)}(?![\w-])"))
 
 
 def terms(entries: list[Entry]) -> list[Term]:
@@ -46,10 +58,11 @@ def _lower_first(title: str) -> str:
 def definitions(markdown: str, all_terms: list[Term], own_slug: str | None) -> list[str]:
     """The ``*[spelling]: definition`` lines for terms of other entries used in ``markdown``."""
     lines = []
+    present = set(_WORD.findall(markdown))
     for term in all_terms:
-        if term.slug == own_slug:
+        if term.slug == own_slug or not term.words <= present:
             continue
-        if re.search(rf"(?<![\w-]){re.escape(term.spelling)}(?![\w-])", markdown):
+        if term.pattern.search(markdown):
             lines.append(f"*[{term.spelling}]: {term.definition}")
     return lines
 

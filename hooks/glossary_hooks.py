@@ -12,7 +12,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File, Files
 
-from glossary import render, sitefiles
+from glossary import render
 from glossary.build import GPUS_ENV, GlossaryBuild, GlossaryError, Options
 from glossary.measuring import NoGPU, measure_entries
 from glossary.pool import PoolError
@@ -66,7 +66,7 @@ def on_files(files: Files, config) -> Files:
             files.remove(file)
     if files.get_file_from_path("index.md") is None:
         files.append(File.generated(config, "index.md", content="# Glossary\n"))
-    made = sitefiles.generated(build.shown_models(), build.options.templates_dir, config.use_directory_urls)
+    made = build.site_files(config.use_directory_urls)
     for path, content in made.items():
         if (existing := files.get_file_from_path(path)) is not None:
             files.remove(existing)

@@ -1,0 +1,66 @@
+"""Build cost stays low: synthetic entries build, a rebuild draws no plot, tooltips skip absent terms."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import yaml
+
+from conftest import ROOT, mkdocs
+from glossary import tooltips
+from glossary.model import load_entries
+from glossary.pages import entry_fingerprint
+
+sys.path.insert(0, str(ROOT / "bench"))
+import gen_entries  # noqa: E402
+
+_PLOTS = re.compile(r"plots: (\d+) drawn, (\d+) from the cache")
+
+
+def _plots(log: str) -> tuple[int, int]:
+    found = _PLOTS.search(log)
+    assert found, f"no plot count in the build log:\n{log}"
+    return int(found.group(1)), int(found.group(2))
+
+
+def test_synthetic_glossary_builds_and_a_rebuild_draws_no_plot(tmp_path):
+    project = gen_entries.write_glossary(tmp_path / "glossary", 4)
+    entries = load_entries(project / "entries")
+    for entry in entries.values():
+        recorded = json.loads((entry.folder / "results" / f"{gen_entries.DEVICE}.json").read_text())
+        assert recorded["fingerprint"] == entry_fingerprint(entry)
+        assert recorded["provenance"] == "imported" and "invented" in recorded["imported_from"]
+
+    first = mkdocs(project, "build", "--strict")
+    assert first.returncode == 0, first.stderr
+    assert _plots(first.stderr) == (4, 0)
+    page = (project / "site" / "term-0001" / "index.html").read_text()
+    assert "every number is invented" in page and "Grace Example" in page
+    assert (project / "site" / "term-0001" / "plots" / f"{gen_entries.DEVICE}.svg").is_file()
+
+    again = mkdocs(project, "build", "--strict")
+    assert again.returncode == 0, again.stderr
+    assert _plots(again.stderr) == (0, 4)
+    assert "measuring" not in again.stderr
+
+
+def test_repository_keeps_entries_out_of_the_sidebar_nav():
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    assert config["nav"] == [{"Glossary": "index.md"}]
+
+
+def test_tooltip_prefilter_finds_what_the_plain_search_finds(tmp_path):
+    spellings = ["C++ streams", "kernel-fusion", "L2 cache", "warp_shuffle", "Über cache", "CUDA", "CUDA graph"]
+    for i, spelling in enumerate(spellings):
+        (tmp_path / f"t-{i}.md").write_text(f"---\ntitle: {json.dumps(spelling)}\nsummary: Term {i}.\n---\nBody.\n")
+    terms = tooltips.terms(list(load_entries(tmp_path).values()))
+    texts = ["Use C++ streams and a kernel-fusion pass; the L2 cache and warp_shuffle help.",
+             "C++ stream, kernel-fusions, L2-cache, warp_shuffles, xCUDA, CUDA-graph, Über caches.",
+             "A CUDA graph over the über cache.", ""]
+    for text in texts:
+        plain = [f"*[{t.spelling}]: {t.definition}" for t in terms
+                 if re.search(rf"(?<![\w-]){re.escape(t.spelling)}(?![\w-])", text)]
+        assert tooltips.definitions(text, terms, own_slug=None) == plain
