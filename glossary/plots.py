@@ -1,29 +1,23 @@
-"""Plots: one device's results as an SVG, drawn with matplotlib at build time.
+"""Plots: one device's results as an SVG, drawn at build time with ``glossary.svgplot``.
 
-Pure: a ``DeviceView`` goes in, SVG bytes come out.  No pyplot (so no global
-backend or figure registry); the SVG canvas is used directly.  Output is
-deterministic: a fixed hash salt for element ids, no date in the metadata, and
-matplotlib's default style regardless of the local matplotlibrc.
+Pure: a ``DeviceView`` goes in, SVG bytes come out, the same bytes every time.
+This module decides what each panel shows; ``svgplot`` only draws.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
-import io
 import json
 import math
 import os
 import tempfile
 from dataclasses import dataclass
-from importlib.metadata import version
 from pathlib import Path
 
-from glossary import figures
+from glossary import figures, svgplot
 from glossary.pages import DeviceView, SizeView
 
-HASH_SALT = "verified-cuda-glossary"
 FLOOR_COLOR = "#5f6368"
 L2_COLOR = "#b0006d"
 PALETTE = ("#1f6fb4", "#e07b00", "#2a9d3f", "#c62828", "#7b52ab", "#8c564b")
@@ -54,122 +48,30 @@ def device_svg(view: DeviceView) -> bytes:
     """The plot of one device: GB/s per variant against the copy floor, plus the size sweep."""
     if not has_plot(view):
         raise ValueError(f"{view.gpu}: no successful measurement to plot")
-    # matplotlib is imported here, not at the top: it is a second of start-up that a build
-    # whose plots all come from the cache never needs
-    import matplotlib.style
-    from matplotlib.backends.backend_svg import FigureCanvasSVG
-    from matplotlib.figure import Figure
-
-    sweep = _sweep(view)
-    with matplotlib.style.context("default"), matplotlib.rc_context({
-        "svg.hashsalt": HASH_SALT, "svg.fonttype": "path", "font.size": 10,
-        "axes.spines.top": False, "axes.spines.right": False,
-    }):
-        ratios = sweep and any(s.ratios for s in view.sizes)
-        extra = _extra_panels(view)
-        size = (11.5, 3.2) if ratios else (8.0, 3.0) if sweep else (5.6, 2.8)
-        fig = Figure(figsize=(size[0] + 4.6 * len(extra), size[1]), layout="constrained")
-        FigureCanvasSVG(fig)
-        fig.patch.set_alpha(0.0)
-        host = fig
-        if extra:
-            # Panels beyond the GB/s ones (roofline, launches) go to the right, same height.
-            host, side = fig.subfigures(1, 2, width_ratios=(size[0], 4.6 * len(extra)))
-            for ax, draw in zip(side.subplots(1, len(extra), squeeze=False)[0], extra):
-                draw(ax, view)
-        if ratios:
-            bars_ax, sweep_ax, ratio_ax = host.subplots(1, 3, width_ratios=(1, 1.2, 1.1))
-            _draw_sweep(sweep_ax, view)
-            _draw_ratios(ratio_ax, view)
-        elif sweep:
-            bars_ax, sweep_ax = host.subplots(1, 2, width_ratios=(1, 1.25))
-            _draw_sweep(sweep_ax, view)
-        else:
-            bars_ax = host.subplots()
-        _draw_bars(bars_ax, view.headline)
-        out = io.BytesIO()
-        fig.savefig(out, format="svg", metadata={"Date": None}, transparent=True)
-    return out.getvalue()
-
-
-def _extra_panels(view: DeviceView) -> list:
-    """Panels a spec's shape asks for: the measured roofline, host against GPU time per launch."""
-    panels = []
+    # the bars get 16 px each at least, so value labels stay inside their bars
+    height = max(svgplot.PLOT_HEIGHT, 16.0 * len(view.headline.rows) + 40)
+    panels = [_bars(view.headline, height)]
+    if _sweep(view):
+        panels.append(_sweep_panel(view))
+        if any(s.ratios for s in view.sizes):
+            panels.append(_ratios(view))
+    # Panels beyond the GB/s ones (roofline, launches) go to the right, same height.
     if view.headline is not None and view.headline.roofline is not None:
-        panels.append(_draw_roofline)
+        panels.append(_roofline(view))
     if view.host_timed:
-        panels.append(_draw_launches)
-    return panels
-
-
-def _draw_roofline(ax, view: DeviceView) -> None:
-    """Log-log: the roof min(bandwidth x intensity, compute ceiling), each variant's point, the ridge."""
-    size = view.headline
-    roof = size.roofline
-    rows = [r for r in size.rows if r.intensity is not None and r.gflops is not None]
-    xs = [r.intensity for r in rows]
-    lo, hi = min(xs + [roof.ridge]) / 2, max(xs + [roof.ridge]) * 2
-    grid = [lo * (hi / lo) ** (i / 200) for i in range(201)]
-    ax.plot(grid, [roof.roof(x) for x in grid], color=FLOOR_COLOR, linewidth=1.4, label="measured roof")
-    for i, r in enumerate(rows):
-        ax.plot([r.intensity], [r.gflops], marker="o", markersize=5, linestyle="none",
-                color=PALETTE[i % len(PALETTE)])
-    # Points only: variants at the same intensity (scalar and 16-byte, one chain and several)
-    # would make a line through them in spec order zigzag.
-    ax.plot([], [], marker="o", markersize=5, linestyle="none", color=PALETTE[0], label="variants")
-    ax.axvline(roof.ridge, color=L2_COLOR, linestyle=":", linewidth=1.4,
-               label=f"ridge {figures.fmt_fixed(roof.ridge, 1)} FLOP/B")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log", base=10)
-    ax.set_xlabel("arithmetic intensity (FLOP/byte)")
-    ax.set_ylabel("GFLOP/s")
-    ax.grid(True, which="major", linewidth=0.5, alpha=0.5)
-    ax.legend(fontsize=9, frameon=False, loc="lower right")
-    ax.set_title(f"Measured roofline at {figures.fmt_int(size.elements)} elements", fontsize=10, loc="left")
-
-
-def _draw_launches(ax, view: DeviceView) -> None:
-    """Host and GPU microseconds per launch across the sweep, per variant with several launches."""
-    sizes = [s for s in view.sizes if s.rows]
-    by_bytes = _x_is_bytes(view)
-    xs = [float(s.working_set_bytes if by_bytes else s.elements) for s in sizes]
-    names = [r.name for r in sizes[0].rows if r.host_ms is not None and (r.launches or 1) > 1]
-    for i, name in enumerate(names):
-        color = PALETTE[i % len(PALETTE)]
-        points = [(x, r.host_us_per_launch, r.gpu_us_per_launch) for x, s in zip(xs, sizes) for r in s.rows
-                  if r.name == name and r.host_us_per_launch is not None]
-        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=4, color=color,
-                label=f"{name}: host")
-        ax.plot([p[0] for p in points], [p[2] for p in points], marker="s", markersize=4, color=color,
-                linestyle="--", label=f"{name}: GPU")
-    _size_axis(ax, view, xs, by_bytes)
-    ax.set_yscale("log", base=10)
-    # Plain numbers: a span of one decade or so otherwise gets labels like 6×10^0.
-    for axis_formatter in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
-        axis_formatter(_func_formatter())
-    ax.set_ylabel("µs per launch")
-    ax.grid(True, axis="y", linewidth=0.5, alpha=0.5)
-    ax.legend(fontsize=9, frameon=False, loc="upper left")
-    ax.set_title("Time per launch across the sweep", fontsize=10, loc="left")
+        panels.append(_launches(view))
+    return svgplot.figure(panels, plot_height=height)
 
 
 def cache_key(view: DeviceView) -> str:
-    """A hash of everything a plot is drawn from: the view's data, this module's code, matplotlib's version."""
+    """A hash of everything a plot is drawn from: the view's data and the code of this module and ``svgplot``."""
     h = hashlib.sha256()
-    h.update(f"matplotlib {_matplotlib_version()}\n".encode())
     h.update(_SOURCE_HASH.encode())
     h.update(json.dumps(dataclasses.asdict(view), sort_keys=True, default=str).encode())
     return h.hexdigest()
 
 
-@functools.cache
-def _matplotlib_version() -> str:
-    # once per process: importlib.metadata reads the package's metadata files on every call
-    # (5 s of a 1,000-plot rebuild before this cache)
-    return version("matplotlib")
-
-
-_SOURCE_HASH = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+_SOURCE_HASH = hashlib.sha256(Path(__file__).read_bytes() + Path(svgplot.__file__).read_bytes()).hexdigest()
 
 
 @dataclass
@@ -215,84 +117,129 @@ def _x_is_bytes(view: DeviceView) -> bool:
     return all(s.working_set_bytes for s in view.sizes)
 
 
-def _draw_bars(ax, size: SizeView) -> None:
+def _bars(size: SizeView, height: float) -> svgplot.Panel:
+    """GB/s per variant as horizontal bars, the copy floor as a dashed line with its value."""
     rows = list(size.rows)
-    ys = list(range(len(rows)))[::-1]
-    colors = [PALETTE[i % len(PALETTE)] for i in range(len(rows))]
-    ax.barh(ys, [r.gbps for r in rows], color=colors, height=0.6)
+    n = len(rows)
+    ys = list(range(n))[::-1]
     top = max([r.gbps for r in rows] + [size.copy_floor_gbps or 0.0])
-    for y, r in zip(ys, rows):
+    names = tuple((y, r.name) for y, r in zip(ys, rows))
+    # room above the top bar for the floor's label: a fraction f of the plot's height
+    f = (svgplot.FONT + 8) / height
+    edge = n - 1 + 0.3
+    panel = svgplot.Panel(width=300 + max(svgplot.text_width(r.name) for r in rows),
+                          title=f"GB/s at {figures.fmt_int(size.elements)} elements", xlabel="GB/s",
+                          xlim=(0.0, top * 1.22), ylim=(-0.6, (edge + 0.6 * f) / (1 - f)), yticks=names)
+    for i, (y, r) in enumerate(zip(ys, rows)):
+        panel.bars.append(svgplot.Bar(y=y, value=r.gbps, color=PALETTE[i % len(PALETTE)]))
         # inside the bar's end where it fits, so the value never crosses the floor line
         inside = r.gbps > 0.3 * top
-        ax.text(r.gbps, y, f" {figures.fmt_fixed(r.gbps, 1)} " if inside else f" {figures.fmt_fixed(r.gbps, 1)}",
-                va="center", ha="right" if inside else "left", fontsize=9,
-                color="white" if inside else "black")
+        panel.labels.append(svgplot.Label(
+            x=r.gbps, y=y, text=figures.fmt_fixed(r.gbps, 1), anchor="end" if inside else "start",
+            color="white" if inside else svgplot.INK, dx=-4 if inside else 4, dy=svgplot.FONT * 0.35))
     if size.copy_floor_gbps:
-        ax.axvline(size.copy_floor_gbps, color=FLOOR_COLOR, linestyle="--", linewidth=1.2)
-        ax.text(size.copy_floor_gbps, len(rows) - 0.45,
-                f"copy floor {figures.fmt_fixed(size.copy_floor_gbps, 1)} GB/s ",
-                ha="right", va="bottom", fontsize=9, color=FLOOR_COLOR)
-    ax.set_yticks(ys, [r.name for r in rows])
-    ax.set_xlim(0, top * 1.22)
-    ax.set_ylim(-0.6, len(rows) - 0.05)
-    ax.set_xlabel("GB/s")
-    ax.set_title(f"GB/s at {figures.fmt_int(size.elements)} elements", fontsize=10, loc="left")
+        panel.refs.append(svgplot.RefLine(size.copy_floor_gbps, at_x=True, color=FLOOR_COLOR, dash="--"))
+        panel.labels.append(svgplot.Label(
+            x=size.copy_floor_gbps, y=edge, text=f"copy floor {figures.fmt_fixed(size.copy_floor_gbps, 1)} GB/s",
+            anchor="end", color=FLOOR_COLOR, dx=-4, dy=-5))
+    return panel
 
 
-def _draw_sweep(ax, view: DeviceView) -> None:
+def _sweep_panel(view: DeviceView) -> svgplot.Panel:
     sizes = [s for s in view.sizes if s.rows]
-    by_bytes = _x_is_bytes(view)
-    xs = [float(s.working_set_bytes if by_bytes else s.elements) for s in sizes]
-    names = [r.name for r in sizes[0].rows]
-    for i, name in enumerate(names):
+    xs = _xs(view, sizes)
+    panel = _size_panel(view, xs, "GB/s across the size sweep", width=360, ylabel="GB/s")
+    for i, name in enumerate(r.name for r in sizes[0].rows):
         points = [(x, r.gbps) for x, s in zip(xs, sizes) for r in s.rows if r.name == name]
-        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=4,
-                color=PALETTE[i % len(PALETTE)], label=name)
+        panel.series.append(_line(points, PALETTE[i % len(PALETTE)], name, marker="o"))
     floor = [(x, s.copy_floor_gbps) for x, s in zip(xs, sizes) if s.copy_floor_gbps]
     if floor:
-        ax.plot([p[0] for p in floor], [p[1] for p in floor], linestyle="--", marker="s", markersize=3,
-                color=FLOOR_COLOR, label="copy floor")
-    _size_axis(ax, view, xs, by_bytes)
-    ax.set_ylabel("GB/s")
-    ax.set_ylim(bottom=0)
-    ax.grid(True, axis="y", linewidth=0.5, alpha=0.5)
-    ax.legend(fontsize=9, frameon=False, loc="lower right")
-    ax.set_title("GB/s across the size sweep", fontsize=10, loc="left")
+        panel.series.append(_line(floor, FLOOR_COLOR, "copy floor", marker="s", dash="--", marker_size=3))
+    return panel
 
 
-def _draw_ratios(ax, view: DeviceView) -> None:
+def _ratios(view: DeviceView) -> svgplot.Panel:
     """Each time ratio across the sweep, its byte ratio as a dashed line, the L2 marked."""
     sizes = [s for s in view.sizes if s.ratios]
-    by_bytes = _x_is_bytes(view)
-    xs = [float(s.working_set_bytes if by_bytes else s.elements) for s in sizes]
-    labels = [f"{q.num} / {q.den}" for q in sizes[0].ratios]
-    for i, label in enumerate(labels):
+    xs = _xs(view, sizes)
+    panel = _size_panel(view, xs, "Speedup across the size sweep", width=340,
+                        ylabel="time ratio (dashed: byte ratio)")
+    for i, label in enumerate(f"{q.num} / {q.den}" for q in sizes[0].ratios):
         color = PALETTE[i % len(PALETTE)]
         points = [(x, q.time_ratio, q.byte_ratio) for x, s in zip(xs, sizes) for q in s.ratios
                   if f"{q.num} / {q.den}" == label]
-        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=4, color=color, label=label)
-        ax.axhline(points[0][2], color=color, linestyle="--", linewidth=0.9, alpha=0.7)
-    _size_axis(ax, view, xs, by_bytes)
-    ax.set_ylabel("time ratio (dashed: byte ratio)")
-    ax.set_ylim(bottom=0)
-    ax.grid(True, axis="y", linewidth=0.5, alpha=0.5)
-    ax.legend(fontsize=9, frameon=False, loc="lower right")
-    ax.set_title("Speedup across the size sweep", fontsize=10, loc="left")
+        panel.series.append(_line([p[:2] for p in points], color, label, marker="o"))
+        panel.refs.append(svgplot.RefLine(points[0][2], at_x=False, color=color, dash="--", width=0.9,
+                                          opacity=0.7))
+    return panel
 
 
-def _size_axis(ax, view: DeviceView, xs: list[float], by_bytes: bool) -> None:
-    """A log2 size axis (working set or elements), with the L2 size marked where known."""
-    from matplotlib.ticker import FixedLocator, NullLocator
+def _roofline(view: DeviceView) -> svgplot.Panel:
+    """Log-log: the roof min(bandwidth x intensity, compute ceiling), each variant's point, the ridge."""
+    size = view.headline
+    roof = size.roofline
+    rows = [r for r in size.rows if r.intensity is not None and r.gflops is not None]
+    xs = [r.intensity for r in rows]
+    lo, hi = min(xs + [roof.ridge]) / 2, max(xs + [roof.ridge]) * 2
+    panel = svgplot.Panel(width=360, title=f"Measured roofline at {figures.fmt_int(size.elements)} elements",
+                          xlabel="arithmetic intensity (FLOP/byte)", ylabel="GFLOP/s",
+                          xscale=svgplot.Scale(log=True, base=2), yscale=svgplot.Scale(log=True), grid="xy",
+                          legend=("lower right", "upper left", "upper right", "lower left"))
+    # two straight pieces in log-log: the bandwidth slope up to the ridge, then flat
+    panel.series.append(_line([(x, roof.roof(x)) for x in (lo, roof.ridge, hi)], FLOOR_COLOR, "measured roof"))
+    # Points only: variants at the same intensity (scalar and 16-byte, one chain and several)
+    # would make a line through them in spec order zigzag.
+    for i, r in enumerate(rows):
+        panel.series.append(_line([(r.intensity, r.gflops)], PALETTE[i % len(PALETTE)], None, marker="o",
+                                  dash="none", marker_size=5))
+    panel.series.append(_line([], PALETTE[0], "variants", marker="o", dash="none"))
+    panel.refs.append(svgplot.RefLine(roof.ridge, at_x=True, color=L2_COLOR, dash=":", width=1.4,
+                                      label=f"ridge {figures.fmt_fixed(roof.ridge, 1)} FLOP/B"))
+    return panel
 
-    ax.set_xscale("log", base=2)
-    if by_bytes and view.l2_bytes:
-        ax.axvline(view.l2_bytes, color=L2_COLOR, linestyle=":", linewidth=1.4,
-                   label=f"L2 {figures.fmt_bytes(view.l2_bytes)}")
-    ticks = _ticks(xs)
-    ax.xaxis.set_major_locator(FixedLocator(ticks))
-    ax.xaxis.set_minor_locator(NullLocator())
-    ax.set_xticks(ticks, [figures.fmt_bytes(t) if by_bytes else _count(t) for t in ticks])
-    ax.set_xlabel("working set" if by_bytes else "elements")
+
+def _launches(view: DeviceView) -> svgplot.Panel:
+    """Host and GPU microseconds per launch across the sweep, per variant with several launches."""
+    sizes = [s for s in view.sizes if s.rows]
+    xs = _xs(view, sizes)
+    panel = _size_panel(view, xs, "Time per launch across the sweep", width=360, ylabel="µs per launch",
+                        yscale=svgplot.Scale(log=True), legend=("upper left", "lower right", "upper right"))
+    names = [r.name for r in sizes[0].rows if r.host_ms is not None and (r.launches or 1) > 1]
+    for i, name in enumerate(names):
+        color = PALETTE[i % len(PALETTE)]
+        points = [(x, r.host_us_per_launch, r.gpu_us_per_launch) for x, s in zip(xs, sizes) for r in s.rows
+                  if r.name == name and r.host_us_per_launch is not None]
+        panel.series.append(_line([(p[0], p[1]) for p in points], color, f"{name}: host", marker="o"))
+        panel.series.append(_line([(p[0], p[2]) for p in points], color, f"{name}: GPU", marker="s", dash="--"))
+    return panel
+
+
+def _line(points, color: str, label: str | None, marker: str | None = None, dash: str = "-",
+          marker_size: float = 4.0) -> svgplot.Series:
+    return svgplot.Series(xs=tuple(p[0] for p in points), ys=tuple(p[1] for p in points), color=color, label=label,
+                          dash=dash, marker=marker, marker_size=marker_size)
+
+
+def _xs(view: DeviceView, sizes: list[SizeView]) -> list[float]:
+    by_bytes = _x_is_bytes(view)
+    return [float(s.working_set_bytes if by_bytes else s.elements) for s in sizes]
+
+
+def _size_panel(view: DeviceView, xs: list[float], title: str, width: float, ylabel: str,
+                yscale: svgplot.Scale = svgplot.Scale(),
+                legend: tuple[str, ...] = ("lower right", "upper right", "lower left", "upper left")) -> svgplot.Panel:
+    """A panel over a log2 size axis (working set or elements), with the L2 size marked where known."""
+    by_bytes = _x_is_bytes(view)
+    marked = by_bytes and view.l2_bytes
+    spanned = xs + [float(view.l2_bytes)] if marked else xs
+    ticks = tuple((t, figures.fmt_bytes(t) if by_bytes else _count(t)) for t in _ticks(spanned))
+    panel = svgplot.Panel(width=width, title=title, xlabel="working set" if by_bytes else "elements", ylabel=ylabel,
+                          xscale=svgplot.Scale(log=True, base=2), yscale=yscale, xticks=ticks, grid="y",
+                          ylim=(None, None) if yscale.log else (0.0, None), legend=legend)
+    if marked:
+        panel.refs.append(svgplot.RefLine(view.l2_bytes, at_x=True, color=L2_COLOR, dash=":", width=1.4,
+                                          label=f"L2 {figures.fmt_bytes(view.l2_bytes)}"))
+    return panel
 
 
 def _ticks(xs: list[float]) -> list[float]:
@@ -308,10 +255,3 @@ def _count(value: float) -> str:
             shown = value / scale
             return f"{shown:.0f}{unit}" if shown == int(shown) else f"{shown:.1f}{unit}"
     return f"{value:.0f}"
-
-
-def _func_formatter():
-    """Plain tick labels (6, not 6x10^0), from matplotlib, imported only when a plot is drawn."""
-    from matplotlib.ticker import FuncFormatter
-
-    return FuncFormatter(lambda value, _pos: f"{value:g}")
