@@ -116,13 +116,13 @@ def machine() -> str:
     except OSError:
         pass
     import jinja2
-    import matplotlib
     import mkdocs
+    import yaml
     from importlib.metadata import version
 
     return (f"{model}, {len(os.sched_getaffinity(0))} cores (nproc), Python {platform.python_version()}, "
             f"MkDocs {mkdocs.__version__}, Material {version('mkdocs-material')}, "
-            f"matplotlib {matplotlib.__version__}, Jinja2 {jinja2.__version__}")
+            f"Jinja2 {jinja2.__version__}, PyYAML {yaml.__version__} (libyaml: {yaml.__with_libyaml__})")
 
 
 def ratios(timings: list[Timing], n: int, build: str) -> tuple[float, float]:

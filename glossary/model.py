@@ -153,8 +153,24 @@ def _construct_timestamp(loader: _StrictLoader, node: yaml.ScalarNode) -> Any:
         return loader.construct_scalar(node)
 
 
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-_StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
+# libyaml's parser where PyYAML was built with it: the same constructors (they work on nodes,
+# whichever parser made them), about ten times faster than the pure-Python scanner.
+_FastLoader: type = type("_FastLoader", (yaml.CSafeLoader,), {}) if yaml.__with_libyaml__ else _StrictLoader
+
+for _loader in {_StrictLoader, _FastLoader}:
+    _loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+    _loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
+
+
+def _load_yaml(front: str) -> Any:
+    """The front-matter as data: parsed by libyaml, or on any error by the pure loader again,
+    whose messages and marks (line, column, problem) are the ones users see."""
+    if _FastLoader is not _StrictLoader:
+        try:
+            return yaml.load(front, Loader=_FastLoader)
+        except (yaml.YAMLError, RecursionError):
+            pass
+    return yaml.load(front, Loader=_StrictLoader)
 
 
 def split_front_matter(text: str, path: Path | str) -> tuple[dict, str]:
@@ -171,7 +187,7 @@ def split_front_matter(text: str, path: Path | str) -> tuple[dict, str]:
         raise EntryError(path, "", "expected YAML front-matter between '---' lines at the top of the file")
     front = match.group(1)
     try:
-        data = yaml.load(front, Loader=_StrictLoader)
+        data = _load_yaml(front)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" (line {mark.line + 2}, column {mark.column + 1})" if mark else ""
