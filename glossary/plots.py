@@ -48,8 +48,8 @@ def device_svg(view: DeviceView) -> bytes:
     """The plot of one device: GB/s per variant against the copy floor, plus the size sweep."""
     if not has_plot(view):
         raise ValueError(f"{view.gpu}: no successful measurement to plot")
-    # the bars get 16 px each at least, so value labels stay inside their bars
-    height = max(svgplot.PLOT_HEIGHT, 16.0 * len(view.headline.rows) + 40)
+    # the bars get 18 px each at least, so value labels stay inside their bars
+    height = max(svgplot.PLOT_HEIGHT, 18.0 * len(view.headline.rows) + 40)
     panels = [_bars(view.headline, height)]
     if _sweep(view):
         panels.append(_sweep_panel(view))

@@ -398,39 +398,48 @@ def _data(frame: _Frame) -> list[str]:
     return out
 
 
-def figure(panels: list[Panel], plot_height: float = PLOT_HEIGHT, gap: float = 14.0) -> bytes:
-    """Panels side by side in one SVG, their plot areas ``plot_height`` high.
+def figure(panels: list[Panel], plot_height: float = PLOT_HEIGHT, columns: int = 2, gap: float = 14.0) -> bytes:
+    """Panels side by side in one SVG, ``columns`` to a row, their plot areas ``plot_height`` high.
 
+    Rows of two keep the text legible where the page scales the image to its text column.
     Legends go inside the axes at the first preferred corner where they cover no data,
     else in rows under the axes."""
     parts: list[str] = []
-    left, bottom = 0.0, BOTTOM
-    for i, panel in enumerate(panels):
-        frame = _Frame(panel, left, plot_height)
-        clip = f"clip{i}"
-        # a marker's width beyond the axes, so points at the limits show whole
-        parts.append(f'<clipPath id="{clip}"><rect x="{_n(frame.x0 - 6)}" y="{_n(frame.y0 - 6)}" '
-                     f'width="{_n(frame.x1 - frame.x0 + 12)}" height="{_n(frame.y1 - frame.y0 + 12)}"/></clipPath>')
-        parts += _axes(frame)
-        parts.append(f'<g clip-path="url(#{clip})">')
-        parts += _data(frame)
-        parts.append("</g>")
-        items = _legend_items(panel)
-        if items:
-            spot = _place_legend(frame, items)
-            if spot is not None:
-                for k, item in enumerate(items):
-                    parts += _draw_legend_item(spot[0], spot[1] + 3 + LEGEND_ROW * (k + 0.5), item)
-            else:
-                rows = _legend_rows(left, panel.width, items)
-                for k, row in enumerate(rows):
-                    y = frame.y1 + BOTTOM + 2 + LEGEND_ROW * (k + 0.5)
-                    for x, item in row:
-                        parts += _draw_legend_item(x, y, item)
-                bottom = max(bottom, BOTTOM + 4 + LEGEND_ROW * len(rows))
-        left += panel.width + gap
-    width, height = left - gap, TOP + plot_height + bottom + 2
+    width, top = 0.0, 0.0
+    for first in range(0, len(panels), columns):
+        row, bottom = [], BOTTOM
+        left = 0.0
+        for i, panel in enumerate(panels[first:first + columns], start=first):
+            part, needed = _panel(panel, i, left, plot_height)
+            row += part
+            bottom = max(bottom, needed)
+            left += panel.width + gap
+        parts += [f'<g transform="translate(0 {_n(top)})">', *row, "</g>"]
+        width, top = max(width, left - gap), top + TOP + plot_height + bottom + 6
     head = ('<?xml version="1.0" encoding="utf-8"?>\n'
-            f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(width)}" height="{_n(height)}" '
-            f'viewBox="0 0 {_n(width)} {_n(height)}" font-family="sans-serif">\n')
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(width)}" height="{_n(top)}" '
+            f'viewBox="0 0 {_n(width)} {_n(top)}" font-family="sans-serif">\n')
     return (head + "\n".join(parts) + "\n</svg>\n").encode()
+
+
+def _panel(panel: Panel, i: int, left: float, plot_height: float) -> tuple[list[str], float]:
+    """One panel's SVG elements, and the room it needs under its plot area."""
+    frame = _Frame(panel, left, plot_height)
+    clip = f"clip{i}"
+    # a marker's width beyond the axes, so points at the limits show whole
+    parts = [f'<clipPath id="{clip}"><rect x="{_n(frame.x0 - 6)}" y="{_n(frame.y0 - 6)}" '
+             f'width="{_n(frame.x1 - frame.x0 + 12)}" height="{_n(frame.y1 - frame.y0 + 12)}"/></clipPath>']
+    parts += _axes(frame)
+    parts += [f'<g clip-path="url(#{clip})">', *_data(frame), "</g>"]
+    items = _legend_items(panel)
+    spot = _place_legend(frame, items) if items else None
+    if spot is not None:
+        for k, item in enumerate(items):
+            parts += _draw_legend_item(spot[0], spot[1] + 3 + LEGEND_ROW * (k + 0.5), item)
+    if not items or spot is not None:
+        return parts, BOTTOM
+    rows = _legend_rows(left, panel.width, items)
+    for k, row in enumerate(rows):
+        for x, item in row:
+            parts += _draw_legend_item(x, frame.y1 + BOTTOM + 2 + LEGEND_ROW * (k + 0.5), item)
+    return parts, BOTTOM + 4 + LEGEND_ROW * len(rows)
