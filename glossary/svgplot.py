@@ -163,7 +163,7 @@ class Panel:
         xs += [b.value for b in self.bars] + [0.0 for _ in self.bars[:1]]
         if self.xticks is not None:
             xs += [v for v, _ in self.xticks]
-        return _limits(xs, self.xlim, self.xscale, nice=self.xticks is None and not self.xscale.log)
+        return _limits(xs, self.xlim, self.xscale, nice=False)
 
 
 def _limits(values: list[float], given: tuple[float | None, float | None], scale: Scale,

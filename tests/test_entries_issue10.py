@@ -289,6 +289,8 @@ def test_roofline_page_shows_ceilings_ridge_and_plot(entries):
     (device,) = measured.devices
     svg = plots.device_svg(device)
     assert svg.startswith(b"<?xml") and b"<svg" in svg
+    for text in (b"Measured roofline at", b"measured roof", b"ridge 15.0 FLOP/B", b"GFLOP/s", b"arithmetic intensity"):
+        assert text in svg
     assert "measured roofline" in plots.alt_text(device)
 
 
@@ -305,7 +307,11 @@ def test_launch_page_shows_host_and_gpu_per_launch_and_plot(entries):
     assert "| 65,536 | one | 1 | 0.02000 | 0.01000 | 20.00 | 10.00 | yes |" in text
     assert "host wall time taken beside each sample" in text
     (device,) = measured.devices
-    assert plots.device_svg(device).startswith(b"<?xml")
+    svg = plots.device_svg(device)
+    assert svg.startswith(b"<?xml")
+    for text in (b"Time per launch across the sweep", "µs per launch".encode(), b"many: host", b"many: GPU"):
+        assert text in svg
+    assert b"one: host" not in svg  # one launch per sample: host time per launch says nothing new
     assert "per launch" in plots.alt_text(device)
 
 

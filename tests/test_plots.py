@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -54,3 +55,65 @@ def test_failed_device_has_no_plot():
     assert not plots.has_plot(failed)
     with pytest.raises(ValueError, match="no successful measurement"):
         plots.device_svg(failed)
+
+
+# -- the SVG writer ----------------------------------------------------------------------------------
+
+from glossary import svgplot  # noqa: E402
+
+
+def _texts(svg: bytes) -> list[str]:
+    return [t.text or "" for t in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}text")]
+
+
+def test_nice_and_log_ticks_and_plain_labels():
+    assert svgplot.nice_ticks(0, 4400) == [0, 2000, 4000]
+    assert svgplot.nice_ticks(0, 3.3) == [0, 1, 2, 3]
+    assert svgplot.log_ticks(500, 70000) == [500, 1000, 2000, 5000, 10000, 20000, 50000]
+    assert svgplot.log_ticks(1.8, 14) == [2, 5, 10]
+    assert svgplot.log_ticks(0.1, 1000, base=2) == [0.125, 0.5, 2, 8, 32, 128, 512]
+    assert [svgplot.plain_number(v) for v in (6, 0.25, 12000, 2.5, 50000.0)] == ["6", "0.25", "12,000", "2.5", "50,000"]
+
+
+def test_plot_scales_transparent_and_escapes_text():
+    device = view(sizes=3, l2=50 << 20)
+    svg = plots.device_svg(dataclasses.replace(device, sizes=tuple(
+        dataclasses.replace(s, rows=(_row("a<b & c", 2000.0, 3000.0),) + s.rows) for s in device.sizes)))
+    root = ET.fromstring(svg)  # parses: "<" and "&" in a variant name are escaped
+    width, height = float(root.get("width")), float(root.get("height"))
+    assert root.get("viewBox") == f"0 0 {root.get('width')} {root.get('height')}"
+    assert root.get("font-family") == "sans-serif" and b"<image" not in svg and b"@font-face" not in svg
+    assert 0 < width < 800 and 0 < height < 800
+    assert b'fill="white"' not in svg.split(b">", 2)[1]  # no background rectangle: transparent
+    assert "a<b & c" in _texts(svg)
+
+
+def test_every_panel_is_drawn_with_its_marks():
+    texts = _texts(plots.device_svg(view(sizes=3, l2=50 << 20)))
+    assert "GB/s at 16,777,216 elements" in texts and "Speedup across the size sweep" not in texts
+    assert "GB/s across the size sweep" in texts and "L2 50 MiB" in texts
+    assert any(t.startswith("copy floor 3,200.0 GB/s") for t in texts)
+    assert {"8 MiB", "32 MiB", "128 MiB"} <= set(texts)  # x ticks: powers of two of the working set
+
+
+def test_legend_goes_where_it_covers_no_data():
+    panel = svgplot.Panel(width=360, title="t", series=[
+        svgplot.Series(xs=(1, 2, 3), ys=(10, 10, 10), color="#000", label="flat high")])
+    panel.ylim = (0.0, 11.0)
+    frame = svgplot._Frame(panel, 0.0, svgplot.PLOT_HEIGHT)
+    spot = svgplot._place_legend(frame, svgplot._legend_items(panel))
+    assert spot is not None and spot[1] > frame.y0 + svgplot.PLOT_HEIGHT / 2  # below the line, not on it
+    crowded = svgplot.Panel(width=200, title="t", series=[svgplot.Series(
+        xs=tuple(range(20)), ys=tuple(float(i % 2) for i in range(20)), color="#000", label="zigzag")])
+    assert svgplot._place_legend(svgplot._Frame(crowded, 0.0, 60.0), svgplot._legend_items(crowded)) is None
+    assert b"zigzag" in svgplot.figure([crowded], plot_height=60.0)  # drawn under the axes instead
+
+
+def test_drawing_is_cheap():
+    import time
+
+    device = view(sizes=6, l2=50 << 20)
+    start = time.perf_counter()
+    for _ in range(20):
+        plots.device_svg(device)
+    assert (time.perf_counter() - start) / 20 < 0.05  # target 5 ms; generous for a loaded CI machine
