@@ -267,7 +267,7 @@ def _occupied(frame: _Frame) -> list[tuple[float, float]]:
     points: list[tuple[float, float]] = []
     p = frame.panel
     for s in p.series:
-        pts = [(frame.px(x), frame.py(y)) for x, y in zip(s.xs, s.ys)]
+        pts = _points(frame, s)
         points += pts
         if s.dash != "none":
             for (ax, ay), (bx, by) in zip(pts, pts[1:]):
@@ -370,6 +370,12 @@ def _thin(ticks: list[tuple[float, str]]) -> list[tuple[float, str]]:
     return ticks[:1]
 
 
+def _points(frame: _Frame, s: Series) -> list[tuple[float, float]]:
+    """A series in pixels, less any point a log axis cannot show (zero or negative)."""
+    return [(frame.px(x), frame.py(y)) for x, y in zip(s.xs, s.ys)
+            if (x > 0 or not frame.panel.xscale.log) and (y > 0 or not frame.panel.yscale.log)]
+
+
 def _data(frame: _Frame) -> list[str]:
     p, out = frame.panel, []
     for b in p.bars:
@@ -386,7 +392,7 @@ def _data(frame: _Frame) -> list[str]:
             continue
         out.append(f'<path d="{d}" {_stroke(r.color, r.width, r.dash, r.opacity)}/>')
     for s in p.series:
-        pts = [(frame.px(x), frame.py(y)) for x, y in zip(s.xs, s.ys)]
+        pts = _points(frame, s)
         if s.dash != "none" and len(pts) > 1:
             d = "M" + "L".join(f"{_n(x)} {_n(y)}" for x, y in pts)
             out.append(f'<path d="{d}" {_stroke(s.color, s.width, s.dash)} stroke-linejoin="round"/>')

@@ -117,3 +117,10 @@ def test_drawing_is_cheap():
     for _ in range(20):
         plots.device_svg(device)
     assert (time.perf_counter() - start) / 20 < 0.05  # target 5 ms; generous for a loaded CI machine
+
+
+def test_log_axes_leave_out_points_they_cannot_show():
+    panel = svgplot.Panel(width=300, title="t", yscale=svgplot.Scale(log=True), series=[
+        svgplot.Series(xs=(1, 2, 3), ys=(0.0, 10.0, 100.0), color="#000", label="from zero", marker="o")])
+    svg = svgplot.figure([panel])
+    assert svg.count(b"<circle") == 2 + 1  # two points and the legend's marker
