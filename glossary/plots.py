@@ -6,9 +6,7 @@ This module decides what each panel shows; ``svgplot`` only draws.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
-import json
 import math
 import os
 import tempfile
@@ -67,7 +65,9 @@ def cache_key(view: DeviceView) -> str:
     """A hash of everything a plot is drawn from: the view's data and the code of this module and ``svgplot``."""
     h = hashlib.sha256()
     h.update(_SOURCE_HASH.encode())
-    h.update(json.dumps(dataclasses.asdict(view), sort_keys=True, default=str).encode())
+    # repr, not json.dumps(asdict(...)): every field of the frozen view, floats exact, in an
+    # eighth of the time (0.1 ms against 0.8 ms a plot); a dict in another order only misses
+    h.update(repr(view).encode())
     return h.hexdigest()
 
 
