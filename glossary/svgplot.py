@@ -160,7 +160,7 @@ class Panel:
 
     def _auto_x(self) -> tuple[float, float, list[float]]:
         xs = [x for s in self.series for x in s.xs] + [r.value for r in self.refs if r.at_x]
-        xs += [b.value for b in self.bars] + [0.0 for _ in self.bars[:1]]
+        xs += [b.value for b in self.bars] + ([0.0] if self.bars else [])  # bars grow from zero
         if self.xticks is not None:
             xs += [v for v, _ in self.xticks]
         return _limits(xs, self.xlim, self.xscale, nice=False)
