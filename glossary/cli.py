@@ -441,9 +441,10 @@ def measure(ctx: click.Context, entries: tuple[str, ...], everything: bool, gpus
     failed = [o for o in outcomes if not o.ok]
     for outcome in failed:
         out.print(f"[red]failed[/] {escape(outcome.job.slug)} on {outcome.job.device}: {escape(outcome.error)}")
-    devices = ", ".join(dict.fromkeys(o.job.device for o in outcomes))
+    devices = list(dict.fromkeys(o.job.device for o in outcomes))
+    names = devices[0] if len(devices) == 1 else "{" + ",".join(devices) + "}"
     out.print(f"{len(outcomes) - len(failed)} of {len(outcomes)} measured on {escape(models)}; results are in "
-              f"{escape(str(entries_dir))}/<slug>/results/{{{devices}}}.json. Commit them.")
+              f"{escape(str(entries_dir))}/<slug>/results/{names}.json. Commit them.")
     if failed:
         ctx.exit(1)
 
