@@ -81,6 +81,7 @@ class GlossaryBuild:
     verdicts: dict[str, gate.Verdict] = field(default_factory=dict)
     models: dict[str, pages.PageModel] = field(default_factory=dict)
     lesson_catalog: dict[int, lessons.CatalogLesson] = field(default_factory=dict)
+    lessons_by_day: dict[int, list[dict]] = field(default_factory=dict)  # day -> shown entries that list it
     terms: list[tooltips.Term] = field(default_factory=list)
     hidden: frozenset[str] = frozenset()  # slugs this build's site leaves out
     _env: SandboxedEnvironment | None = field(default=None, init=False, repr=False)
@@ -117,6 +118,7 @@ class GlossaryBuild:
         except lessons.LessonsError as err:
             raise GlossaryError(str(err)) from None
         self.terms = tooltips.terms([m.entry for m in self.shown_models()])
+        self.lessons_by_day = lessons.entries_by_day([m.entry for m in self.shown_models()])
         self.hidden = frozenset(s for s in self.entries if not self.shown(s))
         self._report()
 
@@ -196,7 +198,8 @@ class GlossaryBuild:
         if slug in self.models and self.shown(slug):
             model = self.models[slug]
             page = render.render_entry(env, model, hidden=self.hidden,
-                                       extras=features.page_extras(model, self.lesson_catalog))
+                                       extras=features.page_extras(model, self.lesson_catalog,
+                                                                   self.lessons_by_day))
             return tooltips.append(page, self.terms, slug)
         return None
 

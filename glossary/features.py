@@ -42,7 +42,8 @@ def kernel_sources(model: PageModel) -> list[dict]:
     return out
 
 
-def page_extras(model: PageModel, catalog: dict[int, lessons.CatalogLesson]) -> dict:
+def page_extras(model: PageModel, catalog: dict[int, lessons.CatalogLesson],
+                by_day: dict[int, list[dict]] | None = None) -> dict:
     """Values the entry template uses beside ``render.entry_context``'s."""
     slug = model.entry.slug
     return {
@@ -51,5 +52,5 @@ def page_extras(model: PageModel, catalog: dict[int, lessons.CatalogLesson]) -> 
         "plots": {d.key: {"path": plot_path(slug, d.key), "alt": plots.alt_text(d)}
                   for d in model.devices if plots.has_plot(d)},
         "kernels": kernel_sources(model),
-        "lessons": lessons.resolve(list(model.entry.meta.lessons), catalog),
+        "lessons": lessons.resolve(list(model.entry.meta.lessons), catalog, by_day, slug),
     }

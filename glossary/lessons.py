@@ -18,7 +18,7 @@ from pathlib import Path
 
 import yaml
 
-from glossary.model import Lesson
+from glossary.model import Entry, Lesson
 
 DEFAULT_PATH = "data/lessons.yml"
 
@@ -60,8 +60,19 @@ def load_catalog(path: Path) -> dict[int, CatalogLesson]:
     return catalog
 
 
-def resolve(lessons: list[Lesson], catalog: dict[int, CatalogLesson]) -> list[dict]:
-    """Plain values for the template: day, title, url (or None) and note, in the entry's order."""
+def entries_by_day(entries: list[Entry]) -> dict[int, list[dict]]:
+    """Day -> the entries that list it ({slug, title}, by title): where else a lesson meets the reader."""
+    out: dict[int, list[dict]] = {}
+    for entry in sorted(entries, key=lambda e: e.title.casefold()):
+        for day in dict.fromkeys(lesson.day for lesson in entry.meta.lessons):
+            out.setdefault(day, []).append({"slug": entry.slug, "title": entry.title})
+    return out
+
+
+def resolve(lessons: list[Lesson], catalog: dict[int, CatalogLesson],
+            by_day: dict[int, list[dict]] | None = None, own_slug: str | None = None) -> list[dict]:
+    """Plain values for the template: day, title, url (or None), note, and the other entries of
+    this glossary that the same lesson meets (from ``entries_by_day``), in the entry's order."""
     out = []
     for lesson in lessons:
         known = catalog.get(lesson.day)
@@ -70,5 +81,6 @@ def resolve(lessons: list[Lesson], catalog: dict[int, CatalogLesson]) -> list[di
             "title": known.title if known else lesson.title,
             "url": known.url if known else None,
             "note": lesson.note,
+            "entries": [e for e in (by_day or {}).get(lesson.day, []) if e["slug"] != own_slug],
         })
     return out

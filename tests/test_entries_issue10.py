@@ -375,6 +375,12 @@ def test_the_real_site_builds_in_preview(tmp_path):
         assert "Not measured yet" not in html and "NVIDIA H200" in html and "[no result" not in html
     fusion = (tmp_path / "site" / "kernel-fusion" / "index.html").read_text(encoding="utf-8")
     assert 'href="../roofline/"' in fusion and 'href="../launch-overhead/"' in fusion
+    # "Where you meet this": days 30 and 49 resolve to the entries that meet the reader there too
+    lessons = fusion[fusion.index('id="where-you-meet-this"'):fusion.index('id="sources"')]
+    day = {d: lessons[lessons.index(f"Day {d},"):] for d in (30, 39, 49)}
+    assert day[30].split("</li>")[0].count('href="../') == 2  # memory-coalescing and roofline
+    assert 'href="../roofline/"' in day[49].split("</li>")[0]
+    assert "also meets" not in day[39].split("</li>")[0]  # no entry lists day 39 yet
 
 
 def test_at_most_is_an_upper_bound_only_for_bounded_claims():

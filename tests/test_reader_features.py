@@ -43,9 +43,9 @@ def test_lesson_catalogue_resolves_days_and_falls_back(tmp_path):
     resolved = lessons.resolve([Lesson(48, "Own title"), Lesson(30, "Mindset", "note"), Lesson(7, "Day seven")],
                                catalog)
     assert resolved == [
-        {"day": 48, "title": "Kernel fusion", "url": "https://example.org/48/", "note": ""},
-        {"day": 30, "title": "Bytes first", "url": None, "note": "note"},
-        {"day": 7, "title": "Day seven", "url": None, "note": ""},
+        {"day": 48, "title": "Kernel fusion", "url": "https://example.org/48/", "note": "", "entries": []},
+        {"day": 30, "title": "Bytes first", "url": None, "note": "note", "entries": []},
+        {"day": 7, "title": "Day seven", "url": None, "note": "", "entries": []},
     ]
     assert lessons.load_catalog(tmp_path / "missing.yml") == {}
 
@@ -87,3 +87,21 @@ def test_kernel_fusion_page_has_plot_kernel_source_tags_and_lesson_titles():
     assert "    ```cuda\n" in page
     assert "Tags: [memory-bound](tags/memory-bound.md), [optimization](tags/optimization.md)" in page
     assert "- **Day 30, The memory-bound mindset**" in page
+
+
+def test_lessons_resolve_to_the_other_entries_that_list_the_day():
+    from types import SimpleNamespace
+
+    from glossary import lessons
+    from glossary.model import Lesson
+
+    def entry(slug, title, days):
+        return SimpleNamespace(slug=slug, title=title,
+                               meta=SimpleNamespace(lessons=[Lesson(d, "t") for d in days]))
+
+    by_day = lessons.entries_by_day([entry("b", "Beta", [30, 30]), entry("a", "Alpha", [30, 49])])
+    assert by_day == {30: [{"slug": "a", "title": "Alpha"}, {"slug": "b", "title": "Beta"}],
+                      49: [{"slug": "a", "title": "Alpha"}]}
+    out = lessons.resolve([Lesson(30, "Own"), Lesson(7, "Seven")],
+                          {}, by_day, own_slug="a")
+    assert [x["entries"] for x in out] == [[{"slug": "b", "title": "Beta"}], []]
