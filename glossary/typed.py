@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import difflib
+import functools
 import reprlib
 import types
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
@@ -166,11 +167,17 @@ def _convert_date(value: Any, key: str) -> dt.date:
     raise SchemaError(key, f"expected a date (YYYY-MM-DD), found {describe(value)}")
 
 
+@functools.cache
+def _shape(cls: Any) -> tuple[dict[str, dataclasses.Field], dict[str, Any]]:
+    """A dataclass's fields by name and their resolved types, worked out once per class:
+    get_type_hints evaluates every string annotation again on each call (half of loading)."""
+    return {f.name: f for f in dataclasses.fields(cls)}, get_type_hints(cls)
+
+
 def _convert_dataclass(cls: Any, value: Any, key: str) -> Any:
     if not isinstance(value, dict):
         raise SchemaError(key, f"expected a mapping, found {describe(value)}")
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    hints = get_type_hints(cls)
+    fields, hints = _shape(cls)
     for name in value:
         if name not in fields:
             close = difflib.get_close_matches(str(name), fields, n=1)

@@ -9,6 +9,7 @@ to anything else, no Python evaluation.
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import operator
 
@@ -48,11 +49,17 @@ def parse(text: str) -> ast.Expression:
     return tree
 
 
-def names(text: str) -> set[str]:
-    """The free names in an expression (function names excluded)."""
+def names(text: str) -> frozenset[str]:
+    """The free names in an expression (function names excluded); cached, since specs repeat
+    the same few expressions across variants and entries."""
+    return _names(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _names(text: str) -> frozenset[str]:
     tree = parse(text)
     funcs = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call)}
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - funcs
+    return frozenset({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - funcs)
 
 
 def evaluate(text: str, env: dict[str, int | float]) -> int | float:
