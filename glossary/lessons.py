@@ -81,6 +81,14 @@ def resolve(lessons: list[Lesson], catalog: dict[int, CatalogLesson],
             "title": known.title if known else lesson.title,
             "url": known.url if known else None,
             "note": lesson.note,
-            "entries": [e for e in (by_day or {}).get(lesson.day, []) if e["slug"] != own_slug],
+            **_others((by_day or {}).get(lesson.day, []), own_slug),
         })
     return out
+
+
+MAX_LINKED = 5  # a lesson that many entries list links a few, not all: N links on N pages is N^2
+
+
+def _others(entries: list[dict], own_slug: str | None) -> dict:
+    others = [e for e in entries if e["slug"] != own_slug]
+    return {"entries": others[:MAX_LINKED], "more_entries": max(0, len(others) - MAX_LINKED)}

@@ -43,9 +43,9 @@ def test_lesson_catalogue_resolves_days_and_falls_back(tmp_path):
     resolved = lessons.resolve([Lesson(48, "Own title"), Lesson(30, "Mindset", "note"), Lesson(7, "Day seven")],
                                catalog)
     assert resolved == [
-        {"day": 48, "title": "Kernel fusion", "url": "https://example.org/48/", "note": "", "entries": []},
-        {"day": 30, "title": "Bytes first", "url": None, "note": "note", "entries": []},
-        {"day": 7, "title": "Day seven", "url": None, "note": "", "entries": []},
+        {"day": 48, "title": "Kernel fusion", "url": "https://example.org/48/", "note": "", "entries": [], "more_entries": 0},
+        {"day": 30, "title": "Bytes first", "url": None, "note": "note", "entries": [], "more_entries": 0},
+        {"day": 7, "title": "Day seven", "url": None, "note": "", "entries": [], "more_entries": 0},
     ]
     assert lessons.load_catalog(tmp_path / "missing.yml") == {}
 
@@ -105,3 +105,6 @@ def test_lessons_resolve_to_the_other_entries_that_list_the_day():
     out = lessons.resolve([Lesson(30, "Own"), Lesson(7, "Seven")],
                           {}, by_day, own_slug="a")
     assert [x["entries"] for x in out] == [[{"slug": "b", "title": "Beta"}], []]
+    many = lessons.entries_by_day([entry(f"e{i}", f"E{i:02d}", [30]) for i in range(9)])
+    capped = lessons.resolve([Lesson(30, "Own")], {}, many, own_slug="e0")[0]
+    assert len(capped["entries"]) == lessons.MAX_LINKED and capped["more_entries"] == 3
