@@ -121,9 +121,15 @@ def _speedup_counted(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) 
     return _within(off, claim), f"time ratio {speed:.2f} against counted byte ratio {moved:.2f} ({off:+.1%})"
 
 
-def _counter_bytes(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tuple[str, str]:
+def _row_with(claim: Claim, rows: dict[str, VariantRow], attr: str) -> VariantRow | None:
+    """The claim's variant at this size, where it has ``attr``; else None (the claim is n/a there)."""
     row = rows.get(claim.variant)
-    if row is None or row.counted_bytes_per_elem is None:
+    return row if row is not None and getattr(row, attr) is not None else None
+
+
+def _counter_bytes(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tuple[str, str]:
+    row = _row_with(claim, rows, "counted_bytes_per_elem")
+    if row is None:
         return "n/a", "no DRAM counter data at this size"
     off = row.counted_bytes_per_elem / row.bytes_per_elem - 1
     return _within(off, claim), (f"counted {row.counted_bytes_per_elem:.1f} B/elem against "
@@ -131,16 +137,16 @@ def _counter_bytes(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) ->
 
 
 def _of_floor(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tuple[str, str]:
-    row = rows.get(claim.variant)
-    if row is None or row.fraction_of_floor is None:
+    row = _row_with(claim, rows, "fraction_of_floor")
+    if row is None:
         return "n/a", "no copy floor recorded at this size"
     return (_reaches(row.fraction_of_floor, claim),
             f"{row.gbps:.1f} GB/s is {row.fraction_of_floor:.0%} of the {size.copy_floor_gbps:.1f} GB/s floor")
 
 
 def _overfetch(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tuple[str, str]:
-    row = rows.get(claim.variant)
-    if row is None or row.overfetch is None:
+    row = _row_with(claim, rows, "overfetch")
+    if row is None:
         return "n/a", "no DRAM counter data at this size"
     return (_reaches(row.overfetch, claim),
             f"counted {row.counted_bytes_per_elem:.1f} B/elem for {figures.fmt_bpe(row.useful_bytes)} useful "

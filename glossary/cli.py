@@ -411,6 +411,8 @@ def measure(ctx: click.Context, entries: tuple[str, ...], everything: bool, gpus
         gpu_list = pool.select_gpus(gpus, available)
     except pool.PoolError as err:
         raise _usage(ctx, err) from None
+    # Planned here for the message and the progress bar's total; measure_entries plans again once it
+    # holds the GPUs, so results another run recorded meanwhile are not measured twice.
     jobs = measuring.plan(chosen, gpu_list, only_stale=not everything, shard=shard_of)
     models = " and ".join(dict.fromkeys(g["name"] for g in gpu_list))
     out = _out()

@@ -13,7 +13,8 @@ from pathlib import Path
 from glossary import figures
 from glossary.gate import Verdict
 from glossary.model import Entry
-from measure import expr, store
+from measure import store
+from measure.spec import buffer_bytes
 
 
 def entry_fingerprint(entry: Entry) -> str | None:
@@ -25,13 +26,9 @@ def entry_fingerprint(entry: Entry) -> str | None:
     return store.fingerprint(data, entry.kernel_files)
 
 
-_DTYPE_BYTES = {"float32": 4, "float64": 8, "int32": 4}
-
-
 def working_set_bytes(spec, params: dict) -> int:
     """The most bytes any one variant's buffers span at ``params`` (from the spec, not the GPU)."""
-    env = dict(params)
-    sizes = {name: expr.evaluate_int(buf.size, env) * _DTYPE_BYTES[buf.dtype] for name, buf in spec.buffers.items()}
+    sizes = buffer_bytes(spec, params)
     best = 0
     for variant in spec.variants:
         used = {a for launch in variant.launches for a in launch.args if a in sizes}

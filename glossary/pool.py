@@ -282,20 +282,17 @@ class Pool:
             outcomes.append(outcome)
             self.on_done(outcome)
 
-        def device_of(gpu: dict) -> str:
-            return gpu["device"]
-
-        def can_serve(gpu: dict) -> bool:
+        def can_serve(gpu: dict) -> bool:  # a GPU whose worker failed to start twice is given up
             return start_failures.get(gpu["index"], 0) < 2
 
         try:
             for gpu in self.gpus:
-                if any(job.device == device_of(gpu) for job in pending):
+                if any(job.device == gpu["device"] for job in pending):
                     workers[gpu["index"]] = self._spawn(gpu)
             total = len(pending)
             while pending or any(w.job for w in workers.values()):
                 self._dispatch(workers, pending, total, len(outcomes))
-                for job in self._orphans(pending, workers, can_serve, device_of):
+                for job in self._orphans(pending, workers, can_serve):
                     pending.remove(job)
                     finish(Outcome(job, None, error=f"no working GPU of model {job.device} in this pool"))
                 if not pending and not any(w.job for w in workers.values()):
@@ -351,8 +348,8 @@ class Pool:
             worker.send(job)
 
     @staticmethod
-    def _orphans(pending: deque[Job], workers: dict[int, _Worker], can_serve, device_of) -> list[Job]:
-        alive = {device_of(w.gpu) for w in workers.values() if can_serve(w.gpu)}
+    def _orphans(pending: deque[Job], workers: dict[int, _Worker], can_serve) -> list[Job]:
+        alive = {w.gpu["device"] for w in workers.values() if can_serve(w.gpu)}
         return [job for job in pending if job.device not in alive]
 
     def _handle_events(self, workers, pending, attempts, start_failures, finish, can_serve) -> None:

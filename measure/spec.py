@@ -315,16 +315,12 @@ class MeasureSpec:
 DTYPE_BYTES = {"float32": 4, "float64": 8, "int32": 4}
 
 
-def device_bytes(spec: MeasureSpec, params: dict[str, int]) -> int:
-    """Bytes of device memory the spec's buffers take at one size (``params``, one of ``spec.sizes``).
-
-    Pure arithmetic over the buffer size expressions, so the runner can refuse a size
-    beyond the device's memory before allocating anything.
-    """
-    total = 0
-    for buf in spec.buffers.values():
-        total += expr.evaluate_int(buf.size, dict(params)) * DTYPE_BYTES[buf.dtype]
-    return total
+def buffer_bytes(spec: MeasureSpec, params: dict[str, int]) -> dict[str, int]:
+    """Bytes of each of the spec's buffers at one size (``params``): pure arithmetic over the
+    buffer size expressions, so sizes can be judged (working set, device memory) before any GPU.
+    Raises expr.ExprError for an expression that cannot be evaluated."""
+    env = dict(params)
+    return {name: expr.evaluate_int(buf.size, env) * DTYPE_BYTES[buf.dtype] for name, buf in spec.buffers.items()}
 
 
 def _check_expr(text: str, key: str, allowed: set[str] | None = None, hint: str = "") -> None:

@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import yaml
 
 from conftest import ROOT, mkdocs, write_project
+
+sys.path.insert(0, str(ROOT / "bench"))
+from gen_entries import KERNEL, REFERENCE  # noqa: E402  the same triad kernel as the synthetic glossary
 
 REFUSED_WORDS = "Quixotic zeppelins juggle"  # appears only in the refused entry
 
@@ -81,25 +85,6 @@ author: Alan Turing
 reviewer: pending
 ---
 Quixotic zeppelins juggle marmalade across thirty-two banks of velvet storage daily.
-"""
-
-KERNEL = """\
-extern "C" __global__ void copy(const float* b, float* a, long long n) {
-    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i < n) a[i] = b[i];
-}
-
-extern "C" __global__ void triad(float* a, const float* b, const float* c, float s, long long n) {
-    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i < n) a[i] = b[i] + s * c[i];
-}
-"""
-
-REFERENCE = """\
-def reference(variant, inputs, scalars, params):
-    if variant == "copy":
-        return {"a": inputs["b"]}
-    return {"a": inputs["b"] + scalars["s"] * inputs["c"]}
 """
 
 LESSONS = """\
