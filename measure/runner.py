@@ -26,7 +26,7 @@ from typing import Any, Callable
 import numpy as np
 
 from measure import HARNESS_VERSION, compile as nvcc, counters, envinfo, expr, stats, store
-from measure.spec import MeasureSpec, Variant, buffer_bytes
+from measure.spec import MeasureSpec, Variant
 
 NAN32 = 0x7FC00000          # a quiet float32 NaN: poison for float32 buffers
 POISON_WIDE = 0xFFFFFFFF    # all ones: a NaN for float64, -1 for int32
@@ -513,17 +513,18 @@ def _finish_environment(env: dict, sizes: list[dict]) -> None:
     env["throttled"] = envinfo.is_throttled(reasons)
 
 
-def _buffer_bytes(spec: MeasureSpec, params: dict[str, int]) -> dict[str, int]:
-    """spec.buffer_bytes, with a bad size as a MeasurementError."""
-    label = stats.size_label(params)
-    try:
-        sizes = buffer_bytes(spec, params)
-    except expr.ExprError as err:
-        raise MeasurementError(f"buffer sizes at {label}: {err}") from None
-    for name, nbytes in sizes.items():
-        if nbytes < 1:
-            raise MeasurementError(f"buffer {name} has {nbytes} bytes at {label}")
-    return sizes
+def buffer_bytes(spec: MeasureSpec, params: dict[str, int]) -> dict[str, int]:
+    """Bytes of each of the spec's buffers at one size (pure; raises MeasurementError on a bad size)."""
+    out = {}
+    for name, buf in spec.buffers.items():
+        try:
+            count = expr.evaluate_int(buf.size, params)
+        except expr.ExprError as err:
+            raise MeasurementError(f"buffer {name}: {err}") from None
+        if count < 1:
+            raise MeasurementError(f"buffer {name} has {count} elements at {stats.size_label(params)}")
+        out[name] = count * np.dtype(_NP_DTYPES[buf.dtype]).itemsize
+    return out
 
 
 def memory_shortfall(need: int, free: int, total: int, label: str, gpu_name: str) -> str | None:
@@ -538,7 +539,7 @@ def memory_shortfall(need: int, free: int, total: int, label: str, gpu_name: str
 
 def _allocate(spec: MeasureSpec, params: dict[str, int], gpu: _Gpu, extra_bytes: int = 0) -> _Workspace:
     """Allocate and fill the size's buffers, after checking that they (and ``extra_bytes``) fit."""
-    sizes = _buffer_bytes(spec, params)
+    sizes = buffer_bytes(spec, params)
     free, total = gpu.drv.mem_get_info()
     shortfall = memory_shortfall(sum(sizes.values()) + extra_bytes, free, total,
                                  stats.size_label(params), gpu.name)
