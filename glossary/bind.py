@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import re
 from dataclasses import dataclass, field
 
 import jinja2
@@ -326,15 +327,73 @@ def _not_figures(template: nodes.Template) -> list[int]:
     return sorted(set(lines))
 
 
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.M)
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)[^\n]*?(?<!`)\1(?!`)")
+
+
+def code_regions(text: str) -> list[tuple[int, int]]:
+    """(start, end) character ranges of fenced code blocks and inline code spans in Markdown.
+
+    Code is shown as typed: nothing in it is a figure, a scaffold marker or template code.
+    An unclosed fence runs to the end, as Markdown renders it.
+    """
+    regions: list[tuple[int, int]] = []
+    fence: tuple[str, int] | None = None
+    prose_from = 0
+    for match in _FENCE.finditer(text):
+        marker = match.group(1)
+        if fence is None:
+            regions += _spans(text, prose_from, match.start())
+            fence = (marker, match.start())
+        elif marker[0] == fence[0][0] and len(marker) >= len(fence[0]):
+            end = text.find("\n", match.end())
+            end = len(text) if end < 0 else end
+            regions.append((fence[1], end))
+            fence, prose_from = None, end
+    if fence is not None:
+        regions.append((fence[1], len(text)))
+    else:
+        regions += _spans(text, prose_from, len(text))
+    return regions
+
+
+def _spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in _CODE_SPAN.finditer(text, start, end)]
+
+
+def mask_code(text: str) -> tuple[str, list[str]]:
+    """``text`` with each code region replaced by a placeholder of the same line count, and the regions."""
+    out, codes, at = [], [], 0
+    for start, end in code_regions(text):
+        out.append(text[at:start])
+        codes.append(text[start:end])
+        out.append(f"\x00{len(codes) - 1}\x00" + "\n" * text.count("\n", start, end))
+        at = end
+    out.append(text[at:])
+    return "".join(out), codes
+
+
+def _unmask(text: str, codes: list[str]) -> str:
+    for i, code in enumerate(codes):
+        text = text.replace(f"\x00{i}\x00" + "\n" * code.count("\n"), code, 1)
+    return text
+
+
 def render_body(body: str, devices: tuple[DeviceView, ...], bytes_by_variant: dict[str, float],
-                variants: tuple[Variant, ...] = ()) -> tuple[str, list[str]]:
+                variants: tuple[Variant, ...] = (), first_line: int = 1) -> tuple[str, list[str]]:
     """Render the body's bound figures; returns (markdown, problems).
 
-    A figure without data becomes "[no result: why]" in the text and a problem in
-    the list; a template error (bad syntax, an unknown name) is a problem too and
-    leaves the body unrendered.
+    Only ``{{ fig... }}`` outside code is evaluated: fenced code and code spans (a PTX
+    register list ``{%f2, %f3}``, a C++ initialiser) are shown as typed.  A figure
+    without data becomes "[no result: why]" in the text and a problem in the list; a
+    template error (bad syntax, an unknown name) is a problem too and leaves the body
+    unrendered.  ``first_line`` is the file's line number of the body's first line, so
+    problems name lines of the file.
     """
-    if "{{" not in body and "{%" not in body:
+    if "{{" not in body and "{%" not in body and "{#" not in body:
+        return body, []
+    masked, codes = mask_code(body)
+    if "{{" not in masked and "{%" not in masked and "{#" not in masked:
         return body, []
     problems: list[str] = []
     fig = Figures(devices, dict(bytes_by_variant), problems=problems, variants={v.name: v for v in variants})
@@ -349,17 +408,21 @@ def render_body(body: str, devices: tuple[DeviceView, ...], bytes_by_variant: di
                 return f"**[no result: {why}]**"
         return call
 
+    def line(n: int) -> int:
+        return first_line + n - 1
+
     env.globals["fig"] = _Guarded(fig, guard)
     try:
-        others = _not_figures(env.parse(body))
+        others = _not_figures(env.parse(masked))
         if others:
-            where = ", ".join(str(n) for n in others)
-            return body, [f"the body has template code that is not a bound figure (body line {where}); "
-                          f"only {{{{ fig.<figure>(...) }}}} is evaluated, so the body is shown as typed"]
-        return env.from_string(body).render(), problems
+            where = ", ".join(str(line(n)) for n in others)
+            return body, [f"the body has template code that is not a bound figure (line{'s' if len(others) > 1 else ''} "
+                          f"{where} of the file); only {{{{ fig.<figure>(...) }}}} outside code is evaluated, "
+                          f"so the body is shown as typed"]
+        return _unmask(env.from_string(masked).render(), codes), problems
     except jinja2.TemplateError as err:
-        line = getattr(err, "lineno", None)
-        where = f" (body line {line})" if line else ""
+        n = getattr(err, "lineno", None)
+        where = f" (line {line(n)} of the file)" if n else ""
         return body, [f"cannot render the body's figures{where}: {err}"]
 
 

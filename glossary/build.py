@@ -8,16 +8,19 @@ hook in ``hooks/`` maps MkDocs events onto it.
 
 from __future__ import annotations
 
+import html
+import json
 import logging
 import os
 import re
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from jinja2.sandbox import SandboxedEnvironment
 
-from glossary import findings, gate, lint, pages, plots, render, review
+from glossary import assess, gate, lint, pages, plots, render
 from glossary import features, lessons, sitefiles, tooltips
 from glossary.model import Entry, EntryError, display_path, load_entries
 from measure import store
@@ -79,6 +82,7 @@ class GlossaryBuild:
     entries: dict[str, Entry] = field(default_factory=dict)
     results: dict[str, dict[str, dict]] = field(default_factory=dict)
     verdicts: dict[str, gate.Verdict] = field(default_factory=dict)
+    assessments: dict[str, assess.Assessment] = field(default_factory=dict)
     models: dict[str, pages.PageModel] = field(default_factory=dict)
     lesson_catalog: dict[int, lessons.CatalogLesson] = field(default_factory=dict)
     lessons_by_day: dict[int, list[dict]] = field(default_factory=dict)  # day -> shown entries that list it
@@ -90,6 +94,11 @@ class GlossaryBuild:
 
     def load(self, measurer: Callable[[list[Entry]], None] | None = None) -> None:
         """Parse entries, measure stale ones where asked, load results, judge every entry."""
+        linked = [p for p in sitefiles.symlinks(self.options.entries_dir) if p.is_dir()]
+        if linked:
+            raise GlossaryError("symbolic links to folders under the docs folder: MkDocs would walk and publish "
+                                "what they point at, so the build stops; remove them:\n  " + "\n  ".join(
+                                    f"{display_path(p)} -> {os.readlink(p)}" for p in linked))
         try:
             self.entries = load_entries(self.options.entries_dir)
         except EntryError as err:
@@ -102,13 +111,11 @@ class GlossaryBuild:
             except store.StoreError as err:
                 raise GlossaryError(str(err)) from None
         for slug, entry in self.entries.items():
-            signed = review.review_of(entry, self.results[slug])
-            self.verdicts[slug] = gate.judge(entry.meta.author, entry.meta.reviewer, signed.refusals)
-            if signed.warning and self.verdicts[slug].publishable:
-                self.log.warning("%s: %s", display_path(entry.path), signed.warning)
+            self.assessments[slug] = assess.assess(entry, self.results[slug])
+            self.verdicts[slug] = self.assessments[slug].verdict
         for slug, entry in self.entries.items():
             related = tuple(self.entries[s] for s in entry.meta.related if self.shown(s))
-            measured = findings.collect(entry, self.results[slug])
+            measured = self.assessments[slug].measured
             self.models[slug] = pages.PageModel(
                 entry=entry, verdict=self.verdicts[slug], devices=measured.devices,
                 related=related, preview=self.options.preview,
@@ -141,40 +148,34 @@ class GlossaryBuild:
                 self.log.info("%s: shown as a draft in this preview (%s)", display_path(entry.path), reasons)
             else:
                 self.log.warning("%s: refused, left out of the site: %s", display_path(entry.path), reasons)
+        for why in sitefiles.stray_files(self.options.entries_dir, self.entries):
+            self.log.warning("%s", why)
         for entry in self.entries.values():
             for finding in lint.unbound_figures(entry):
                 self.log.warning("%s", finding)
-        for slug, model in self.models.items():
-            if not self.shown(slug):
-                continue
-            entry = model.entry
-            for _, message in findings.measurement_findings(entry, model.devices, model.figure_problems,
-                                                            model.claims):
-                self.log.warning("%s: %s", display_path(entry.path), message)
+        for slug, judged in self.assessments.items():
+            if self.shown(slug):
+                for finding in judged.warnings:
+                    self.log.warning("%s: %s", display_path(judged.entry.path), finding.message)
 
     # -- files -----------------------------------------------------------------
 
-    def excluded_paths(self) -> list[str]:
-        """Docs-relative paths (POSIX) of everything that belongs to refused entries."""
-        if self.options.preview:
-            return []
-        out = []
-        for entry in self.refused:
-            out.append(f"{entry.slug}.md")
-            out.append(f"{entry.slug}/")
-        return out
+    def published_sources(self, named_assets: list[str] = ()) -> set[str]:
+        """Docs-relative paths of the files under the docs folder that this site publishes as they are.
 
-    def is_excluded(self, src_uri: str) -> bool:
-        for path in self.excluded_paths():
-            if src_uri == path or (path.endswith("/") and src_uri.startswith(path)):
-                return True
-        return False
+        ``named_assets`` are the files ``mkdocs.yml`` names (``extra_css``, ``extra_javascript``).
+        Every other file of the docs folder is left out; the glossary generates the rest.
+        """
+        keep = sitefiles.published_sources(self.shown_models(), list(named_assets))
+        root = self.options.entries_dir
+        return {rel for rel in keep if not (root / rel).is_symlink()}
 
     def site_files(self, directory_urls: bool = True) -> dict[str, str | bytes]:
         """Docs-relative path -> content of every file the glossary adds (plots from the cache where it can)."""
         cache = plots.PlotCache(self.options.cache_dir) if self.options.cache_dir else None
         made = sitefiles.generated(self.shown_models(), self.options.templates_dir, directory_urls,
-                                   plot=cache.svg if cache else plots.device_svg)
+                                   plot=cache.svg if cache else plots.device_svg,
+                                   results={m.entry.slug: self.results[m.entry.slug] for m in self.shown_models()})
         if cache is not None:
             self.log.info("plots: %d drawn, %d from the cache in %s", cache.drawn, cache.hits,
                           display_path(cache.folder))
@@ -206,47 +207,112 @@ class GlossaryBuild:
     # -- after the build -------------------------------------------------------
 
     def leak_check(self, site_dir: Path) -> list[str]:
-        """Files in site_dir that carry a refused entry's text; empty when none leaked."""
-        if self.options.preview:
+        """Where site_dir carries a refused entry's own traces; empty when none leaked.
+
+        Traces are what only that entry has: a file under its folder or its page, a link to
+        its page, a search record, sitemap line or ``glossary.json`` item for it, its summary,
+        a whole paragraph of its body, and lines of its kernels.  Text that a shown entry
+        also has never counts, so shared prose cannot make a false report.
+        """
+        if self.options.preview or not self.refused:
             return []
-        needles = {}
-        for entry in self.refused:
-            for text in _distinctive_texts(entry):
-                needles[text] = entry.slug
-        if not needles:  # nothing refused: no need to read the whole site back
-            return []
+        traces = _Traces(self.refused, self.shown_models())
         leaks = []
         for path in sorted(site_dir.rglob("*")):
-            if not path.is_file() or path.suffix not in (".html", ".json", ".xml", ".txt", ".md", ".js", ".cu", ".py"):
+            if path.is_symlink() or not path.is_file():
                 continue
-            try:
-                content = path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
-            flat = " ".join(content.split())
-            for text, slug in needles.items():
-                if text in flat:
-                    leaks.append(f"{path.relative_to(site_dir)} contains text of refused entry '{slug}': {text[:50]!r}")
-                    break
+            rel = path.relative_to(site_dir).as_posix()
+            found = traces.in_path(rel)
+            if found is None and path.suffix in _TEXT_SUFFIXES:
+                try:
+                    content = path.read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    continue
+                found = traces.in_content(rel, content)
+            if found is not None:
+                leaks.append(f"{rel}: {found}")
         return leaks
 
 
-_PLAIN_WORD = re.compile(r"^[A-Za-z][A-Za-z'-]*[,.;:]?$")
+_TEXT_SUFFIXES = (".html", ".json", ".xml", ".txt", ".md", ".js", ".cu", ".cuh", ".py", ".svg", ".css")
+_HREF = re.compile(r"""(?:href|src|content)\s*=\s*["']([^"']*)["']""")
+_LOC = re.compile(r"<loc>([^<]*)</loc>")
+_SITE = "https://site.invalid/"
+MIN_TRACE_CHARS = 24  # shorter text is too common to be an entry's own
 
 
-def _plain_window(text: str, size: int = 6) -> str | None:
-    """The first run of ``size`` plain words: text that renders the same in HTML, JSON and XML."""
-    run: list[str] = []
-    for word in text.split():
-        run = run + [word] if _PLAIN_WORD.match(word) and "'" not in word else []
-        if len(run) == size:
-            return " ".join(run)
-    return None
+class _Traces:
+    """What belongs to the refused entries alone, and where to look for it."""
+
+    def __init__(self, refused: list[Entry], shown: list[pages.PageModel]) -> None:
+        self.slugs = {e.slug for e in refused}
+        common = " ".join(_flat(t) for m in shown for t in (m.entry.meta.summary, m.entry.body, m.entry.title))
+        common += " " + " ".join(_flat(d.decode("utf-8", "replace")) for m in shown
+                                 for d in m.entry.kernel_files.values())
+        self.texts: dict[str, str] = {}
+        for entry in refused:
+            pieces = [entry.meta.summary] + entry.body.split("\n\n")
+            pieces += [line for data in entry.kernel_files.values()
+                       for line in data.decode("utf-8", "replace").splitlines()]
+            for piece in pieces:
+                text = _flat(piece)
+                if len(text) >= MIN_TRACE_CHARS and text not in common and not text.startswith(("//", "#", "*")):
+                    self.texts.setdefault(text, entry.slug)
+
+    def _slug_of_path(self, path: str) -> str | None:
+        path = urllib.parse.unquote(path).lstrip("/")
+        head = path.split("/", 1)[0]
+        if head.endswith(".html"):
+            head = head[:-5]
+        elif head.endswith(".md"):
+            head = head[:-3]
+        return head if head in self.slugs else None
+
+    def in_path(self, rel: str) -> str | None:
+        slug = self._slug_of_path(rel)
+        return f"a file of refused entry '{slug}'" if slug else None
+
+    def in_content(self, rel: str, content: str) -> str | None:
+        if rel.endswith(".html") or rel.endswith(".svg"):
+            base = _SITE + rel
+            for href in _HREF.findall(content):
+                url = urllib.parse.urlparse(urllib.parse.urljoin(base, html.unescape(href)))
+                if url.scheme in ("http", "https") and url.netloc == "site.invalid":
+                    slug = self._slug_of_path(url.path)
+                    if slug:
+                        return f"a link to refused entry '{slug}' ({href})"
+        if rel.endswith(".xml"):
+            for loc in _LOC.findall(content):
+                parts = urllib.parse.urlparse(html.unescape(loc)).path.strip("/").split("/")
+                for slug in self.slugs & set(p[:-5] if p.endswith(".html") else p for p in parts):
+                    return f"the sitemap lists refused entry '{slug}'"
+        if rel.endswith(".json"):
+            found = self._in_json(content)
+            if found:
+                return found
+        flat = _flat(html.unescape(content))
+        for text, slug in self.texts.items():
+            if text in flat:
+                return f"text of refused entry '{slug}': {text[:60]!r}"
+        return None
+
+    def _in_json(self, content: str) -> str | None:
+        try:
+            data = json.loads(content)
+        except ValueError:
+            return None
+        docs = data.get("docs") if isinstance(data, dict) else None
+        for doc in docs if isinstance(docs, list) else []:
+            location = doc.get("location", "") if isinstance(doc, dict) else ""
+            slug = self._slug_of_path(str(location))
+            if slug:
+                return f"a search record of refused entry '{slug}' ({location})"
+        items = data.get("entries") if isinstance(data, dict) else None
+        for item in items if isinstance(items, list) else []:
+            if isinstance(item, dict) and item.get("slug") in self.slugs:
+                return f"an item for refused entry '{item['slug']}'"
+        return None
 
 
-def _distinctive_texts(entry: Entry) -> list[str]:
-    """Pieces of an entry that should appear nowhere if the entry is refused."""
-    pieces = [entry.meta.summary] + entry.body.split("\n\n")
-    texts = [w for w in (_plain_window(p) for p in pieces) if w]
-    texts += [f"/{entry.slug}/", f'"{entry.slug}/', f"{entry.slug}.md"]
-    return texts
+def _flat(text: str) -> str:
+    return " ".join(str(text).split())

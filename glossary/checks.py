@@ -15,13 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from glossary import findings, gate, pages, review
+from glossary import assess, gate, pages, review, sitefiles
 from glossary.model import Entry, EntryError, parse_entry
 from measure import store
 
 Severity = Literal["error", "warning"]
-# Checks whose errors are the publish gate's: a draft has them by design.
-GATE_CHECKS = ("gate", "review")
 _ENTRY_LINK = re.compile(r"(?<!!)\[[^\]]+\]\((?:\./)?([A-Za-z0-9_-]+)\.md(?:#[^)\s]*)?\)")
 
 
@@ -33,13 +31,15 @@ class CheckError(Exception):
 class Problem:
     """One finding: which check found it, how bad it is, and a sentence a person can act on."""
 
-    check: str  # schema, links, content, gate, review, results, figures
+    check: str  # schema, links, files, content, gate, review, results, figures, claims
     severity: Severity
     message: str
     line: int | None = None
+    refusal: bool = False  # one of the publish gate's reasons: a draft has them by design
 
     def to_json(self) -> dict:
-        return {"check": self.check, "severity": self.severity, "message": self.message, "line": self.line}
+        return {"check": self.check, "severity": self.severity, "message": self.message, "line": self.line,
+                "refusal": self.refusal}
 
 
 @dataclass
@@ -123,12 +123,13 @@ def inspect(entries_dir: Path, only: list[str] | None = None, lint: bool = True)
         except EntryError as err:
             report.problems.append(Problem("schema", "error", str(err)))
     general: list[Problem] = []
+    parsed = {slug: r.entry for slug, r in reports.items() if r.entry is not None}
+    general += [Problem("files", "warning", why) for why in sitefiles.stray_files(entries_dir, parsed)]
     unbound = _lint(general) if lint else None
     for slug, report in reports.items():
         if report.entry is None or (only is not None and slug not in only):
             continue
         _check_links(report, set(reports), entries_dir)
-        _check_scaffold(report)
         _check_results_and_review(report)
         if unbound is not None:
             _check_figures(report, unbound)
@@ -159,15 +160,6 @@ def _check_links(report: EntryReport, known: set[str], entries_dir: Path) -> Non
                                                                f"{match.group(1)}.md, which is not an entry"))
 
 
-def _check_scaffold(report: EntryReport) -> None:
-    meta, body = report.entry.meta, report.entry.body
-    left = [where for where, text in (("summary", meta.summary), ("body", body)) if "TODO" in text]
-    if left:
-        verb, it = ("holds", "it") if len(left) == 1 else ("hold", "them")
-        report.problems.append(Problem("content", "warning", f"{report.entry.path}: the {' and '.join(left)} still "
-                                                             f"{verb} scaffold text (TODO); write {it} before review"))
-
-
 def _check_results_and_review(report: EntryReport) -> None:
     entry = report.entry
     try:
@@ -175,17 +167,13 @@ def _check_results_and_review(report: EntryReport) -> None:
     except store.StoreError as err:
         report.problems.append(Problem("results", "error", str(err)))
         verdict = gate.judge(entry.meta.author, entry.meta.reviewer)
-        report.problems += [Problem("gate", "error", reason) for reason in verdict.reasons]
+        report.problems += [Problem("gate", "error", reason, refusal=True) for reason in verdict.reasons]
         return
-    measured = findings.collect(entry, report.results)
-    report.devices = list(measured.devices)
-    report.review = review.review_of(entry, report.results)
-    verdict = gate.judge(entry.meta.author, entry.meta.reviewer)
-    report.problems += [Problem("gate", "error", reason) for reason in verdict.reasons]
-    report.problems += [Problem("review", "error", reason) for reason in report.review.refusals]
-    if report.review.warning and verdict.publishable:
-        report.problems.append(Problem("review", "warning", report.review.warning))
-    report.problems += [Problem(area, "warning", message) for area, message in measured.findings(entry)]
+    judged = assess.assess(entry, report.results)
+    report.devices = list(judged.measured.devices)
+    report.review = judged.review
+    report.problems += [Problem(f.check, "error", f.message, refusal=True) for f in judged.refusals]
+    report.problems += [Problem(f.check, "warning", f.message) for f in judged.warnings]
 
 
 def _check_figures(report: EntryReport, unbound_figures) -> None:

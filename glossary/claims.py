@@ -192,6 +192,7 @@ class ClaimSummary:
     status: str  # "fails" if any size fails, else "holds" if any holds, else "n/a"
     evaluated: tuple[ClaimVerdict, ...]
     skipped: tuple[ClaimVerdict, ...]
+    expected_failure: str | None = None  # the entry's reason, signed by its reviewer, where it fails on purpose
 
     @property
     def skipped_note(self) -> str:
@@ -219,5 +220,6 @@ def summarize(verdicts: list[ClaimVerdict]) -> list[ClaimSummary]:
         status = ("fails" if any(v.failed for v in evaluated)
                   else "holds" if evaluated else "n/a")
         out.append(ClaimSummary(group[0].statement, status, evaluated,
-                                tuple(v for v in group if v.status == "n/a")))
+                                tuple(v for v in group if v.status == "n/a"),
+                                expected_failure=group[0].claim.expected_failure))
     return out

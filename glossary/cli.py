@@ -202,8 +202,7 @@ def check(ctx: click.Context, entries: tuple[str, ...], as_json: bool, strict: b
     except checks.CheckError as err:
         raise _usage(ctx, err) from None
     problems = [p for r in reports for p in r.problems] + general
-    failing = [p for p in problems
-               if (p.severity == "error" or strict) and not (drafts_ok and p.check in checks.GATE_CHECKS)]
+    failing = [p for p in problems if (p.severity == "error" or strict) and not (drafts_ok and p.refusal)]
     if as_json:
         click.echo(json.dumps({
             "ok": not failing,
@@ -324,10 +323,9 @@ def sign(ctx: click.Context, entry: str, name: str, date: dt.datetime | None) ->
     except store.StoreError as err:
         raise Problems(f"not signed: {err}") from None
     day = date.date() if date else dt.date.today()
-    fingerprint = review.compute_review_fingerprint(target, results)
     raw = target.path.read_bytes()
     try:
-        signed = review.sign_text(raw.decode("utf-8"), name, day, fingerprint)
+        signed, _ = review.sign_entry(target, raw.decode("utf-8"), name, day, results)
     except review.ReviewError as err:
         raise Problems(f"not signed: {target.path}: {err}") from None
     _write_atomic(target.path, signed.encode("utf-8"))

@@ -4,22 +4,27 @@
 ``reviewed_on`` and ``review_fingerprint``.  The fingerprint is compound, so a
 stale review can say *what* changed since it was signed::
 
-    v1:fm=<12 hex>,body=<12 hex>,kernels=<12 hex>,results=<12 hex>
+    v2:fm=<12 hex>,body=<12 hex>,kernels=<12 hex>,results=<12 hex>
 
 Each part is the first 12 hex digits of a SHA-256 over:
 
-fm        the front-matter as parsed data, minus the three review keys, as
-          canonical JSON (sorted keys, dates as YYYY-MM-DD): comments and
-          layout do not count, values do;
+fm        the front-matter as parsed data, minus ``review_fingerprint`` itself, as
+          canonical JSON (sorted keys, dates as YYYY-MM-DD): comments and layout
+          do not count, values do.  The reviewer's name and date are covered, so
+          renaming the reviewer or back-dating the review after signing makes the
+          review stale;
 body      the Markdown body, line endings normalised to LF, outer whitespace
           stripped (what the page shows);
 kernels   every file the spec names (kernel sources and the reference), by
-          name, length and bytes;
-results   the recorded results the page displays, per device: status,
-          provenance, imported_from, fingerprint, environment, method, sizes
-          and error, as canonical JSON; ``last_failure`` is left out, so a
-          failed re-measurement that keeps the good figures does not void a
+          name, length and bytes: exactly the files the site publishes for it;
+results   every recorded result file of the entry, whole, as canonical JSON:
+          what the page, its plots, the published result files and
+          ``glossary.json`` are made from, ``last_failure`` included (the page
+          shows it).  A file added, removed or changed after signing voids the
           review.
+
+Format v1 left out the reviewer, the date and ``last_failure``; a v1 review is
+stale and must be signed again.
 
 Everything here is a pure function of its arguments; the command line reads
 and writes files.
@@ -27,6 +32,7 @@ and writes files.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import json
@@ -39,11 +45,10 @@ import yaml
 from glossary.gate import is_real_name, normalize_name
 from glossary.model import FRONT_MATTER_RE, Entry, EntryError, split_front_matter
 
-REVIEW_KEYS = ("reviewer", "reviewed_on", "review_fingerprint")
-FORMAT = "v1"
+REVIEW_KEYS = ("reviewer", "reviewed_on", "review_fingerprint")  # the keys `glossary sign` writes
+UNSIGNED_KEYS = ("review_fingerprint",)  # the only front-matter the fingerprint cannot cover: itself
+FORMAT = "v2"
 PARTS = {"fm": "front-matter", "body": "body", "kernels": "kernel sources", "results": "recorded results"}
-DISPLAYED_RESULT_KEYS = ("status", "provenance", "imported_from", "fingerprint", "environment", "method",
-                         "sizes", "error")
 _FINGERPRINT_RE = re.compile(r"^(v\d+):" + ",".join(f"{p}=([0-9a-f]{{12}})" for p in PARTS) + "$")
 
 
@@ -69,21 +74,16 @@ def _part(name: str, data: bytes) -> str:
     return hashlib.sha256(name.encode() + b"\0" + data).hexdigest()[:12]
 
 
-def displayed_results(results: dict[str, dict]) -> dict[str, dict]:
-    """What of each device's recorded results a page displays (no ``last_failure``)."""
-    return {key: {k: result.get(k) for k in DISPLAYED_RESULT_KEYS} for key, result in results.items()}
-
-
 def compute_review_fingerprint(entry: Entry, results: dict[str, dict]) -> str:
     """The compound fingerprint of what a reviewer of ``entry`` sees, with these recorded results."""
-    front = {k: v for k, v in entry.raw_meta.items() if k not in REVIEW_KEYS}
+    front = {k: v for k, v in entry.raw_meta.items() if k not in UNSIGNED_KEYS}
     body = entry.body.replace("\r\n", "\n").strip().encode("utf-8")
     kernels = b"".join(f"{name}\0{len(data)}\0".encode() + data for name, data in sorted(entry.kernel_files.items()))
     parts = {
         "fm": _part("fm", _canonical(front)),
         "body": _part("body", body),
         "kernels": _part("kernels", kernels),
-        "results": _part("results", _canonical(displayed_results(results))),
+        "results": _part("results", _canonical(results)),
     }
     return f"{FORMAT}:" + ",".join(f"{k}={v}" for k, v in parts.items())
 
@@ -183,6 +183,21 @@ def signer_problem(entry: Entry, name: str) -> str | None:
     if normalize_name(name) == normalize_name(entry.meta.author):
         return f"{name!r} is the author of {entry.path.name}; a different person must review and sign"
     return None
+
+
+def sign_entry(entry: Entry, text: str, name: str, date: dt.date, results: dict[str, dict]) -> tuple[str, str]:
+    """(the entry's new text, its review fingerprint) once ``name`` signs it on ``date``.
+
+    The fingerprint covers the reviewer's name and the date, so it is computed over
+    the front-matter as it reads with both written in.
+    """
+    draft = sign_text(text, name, date, "")
+    try:
+        raw_meta, _ = split_front_matter(draft, entry.path)
+    except EntryError as err:
+        raise ReviewError(f"could not edit the front-matter safely ({err.message})") from None
+    fingerprint = compute_review_fingerprint(dataclasses.replace(entry, raw_meta=raw_meta), results)
+    return sign_text(text, name, date, fingerprint), fingerprint
 
 
 def sign_text(text: str, name: str, date: dt.date, fingerprint: str) -> str:

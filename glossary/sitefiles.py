@@ -1,12 +1,21 @@
-"""Files the build adds to the site: plots, tag pages and ``glossary.json``.
+"""The site's files, by allowlist: what the build publishes from ``entries/`` and what it generates.
 
-Everything here is made from the shown entries only, so a refused entry
-contributes no file.  Returns docs-relative paths and contents; the hook wraps
-them as MkDocs generated files.
+The site holds the home page, the shown entries' pages, the assets that
+``mkdocs.yml`` names or a shown entry's body links, and files made here from
+the shown entries only: each entry's declared files (its kernels and reference,
+the bytes that were read, checked to lie in its folder and hashed into the
+review), its results re-serialised from the validated data (never copied
+raw), its plots, the tag pages and ``glossary.json``.  Every other file under
+``entries/`` is left out, and ``stray_files`` names it so the build and
+`glossary check` can say so.  Nothing here follows a symbolic link.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import re
+from pathlib import Path
 from typing import Callable
 
 from glossary import export, features, plots, tags
@@ -14,15 +23,29 @@ from glossary.pages import DeviceView, PageModel
 from glossary.render import make_env
 
 EXPORT_PATH = "glossary.json"
+INDEX = "index.md"
+ASSETS = "assets"
+# Every suffix MkDocs renders as a page (mkdocs.utils.markdown_extensions).
+PAGE_SUFFIXES = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")
+# Left alone without a word: editor and tool droppings that MkDocs' own exclude_docs skips too.
+_IGNORED_DIRS = ("__pycache__",)
+_IGNORED_SUFFIXES = (".pyc",)
+_ASSET_LINK = re.compile(r"""(?:\(|\]:\s*|src=["'])(?:\./)?(assets/[A-Za-z0-9._/-]+)""")
 
 
 def generated(models: list[PageModel], templates_dir, directory_urls: bool = True,
-              plot: Callable[[DeviceView], bytes] = plots.device_svg) -> dict[str, str | bytes]:
+              plot: Callable[[DeviceView], bytes] = plots.device_svg,
+              results: dict[str, dict[str, dict]] | None = None) -> dict[str, str | bytes]:
     """Docs-relative path -> content of every file the glossary generates.
 
     ``plot`` draws one device's SVG; the build passes a ``plots.PlotCache``'s ``svg``.
+    ``results`` (slug -> device key -> validated result data) adds each shown
+    entry's result files; the entries' declared files always come along.
     """
     out: dict[str, str | bytes] = {}
+    for model in models:
+        out.update(declared_files(model.entry))
+        out.update(result_files(model.entry.slug, (results or {}).get(model.entry.slug, {})))
     for model in models:
         for view in model.devices:
             if plots.has_plot(view):
@@ -30,3 +53,96 @@ def generated(models: list[PageModel], templates_dir, directory_urls: bool = Tru
     out.update(tags.pages(make_env(templates_dir), models))
     out[EXPORT_PATH] = export.export_json(models, directory_urls)
     return out
+
+
+def declared_files(entry) -> dict[str, bytes]:
+    """Docs-relative path -> bytes of the files an entry declares (``measure.sources`` and
+    ``measure.reference``), exactly as the entry model read them."""
+    return {f"{entry.slug}/{name}": data for name, data in sorted(entry.kernel_files.items())}
+
+
+def result_files(slug: str, results: dict[str, dict]) -> dict[str, str]:
+    """Docs-relative path -> JSON text of each device's validated results, written anew."""
+    return {f"{slug}/results/{key}.json": safe_json(data) for key, data in sorted(results.items())}
+
+
+def safe_json(data) -> str:
+    """Indented JSON whose text is inert wherever it lands: ``<``, ``>`` and ``&`` are escaped."""
+    text = json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False)
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029") + "\n"
+
+
+def published_sources(models: list[PageModel], named_assets: list[str]) -> set[str]:
+    """Docs-relative paths of the files in ``entries/`` that the site publishes as they are.
+
+    The home page, each shown entry's page, the assets ``mkdocs.yml`` names
+    (``extra_css``, ``extra_javascript``) and the assets a shown entry's body links.
+    """
+    keep = {INDEX}
+    keep.update(a for a in named_assets if a.startswith(f"{ASSETS}/"))
+    for model in models:
+        keep.add(f"{model.entry.slug}.md")
+        keep.update(m.group(1) for m in _ASSET_LINK.finditer(model.entry.body) if ".." not in m.group(1))
+    return keep
+
+
+def symlinks(entries_dir: Path) -> list[Path]:
+    """Every symbolic link under ``entries_dir`` (never followed): MkDocs would walk a linked folder."""
+    out = []
+    for folder, dirs, files in os.walk(entries_dir, followlinks=False):
+        for name in sorted(dirs) + sorted(files):
+            path = Path(folder) / name
+            if path.is_symlink():
+                out.append(path)
+    return sorted(out)
+
+
+def stray_files(entries_dir: Path, entries: dict) -> list[str]:
+    """A sentence for every file under ``entries_dir`` that no entry declares, so the site leaves it out.
+
+    ``entries`` maps slugs to parsed entries.  Entry files (``entries/*.md``), the
+    home page, dotfiles, ``__pycache__`` and the ``assets/`` folder's non-page files
+    are not stray; every other page, and every file in an entry's folder other than
+    its declared files and its results, is.  Links are reported, never followed.
+    """
+    out = []
+    root = Path(entries_dir)
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _IGNORED_DIRS)
+        here = Path(folder)
+        for name in sorted(files) + [d for d in dirs if (here / d).is_symlink()]:
+            path = here / name
+            rel = path.relative_to(root).as_posix()
+            if name.startswith(".") or name.endswith(_IGNORED_SUFFIXES):
+                continue
+            why = _stray_reason(rel, path, entries)
+            if why:
+                out.append(f"{path}: {why}")
+    return out
+
+
+def _stray_reason(rel: str, path: Path, entries: dict) -> str | None:
+    parts = rel.split("/")
+    if path.is_symlink():
+        return "is a symbolic link; links under entries/ are never followed or published: remove it"
+    if len(parts) == 1:
+        if rel.endswith(".md"):
+            return None  # an entry (or the home page); a malformed one is reported as such
+        if rel.lower().endswith(PAGE_SUFFIXES):
+            return "is a page outside the publish gate (entries are entries/<slug>.md); it is not published"
+        return "is not an entry or an asset; it is not published"
+    if parts[0] == ASSETS:
+        if rel.lower().endswith(PAGE_SUFFIXES):
+            return "is a page outside the publish gate; assets/ holds styles and images, it is not published"
+        return None
+    entry = entries.get(parts[0])
+    if entry is None:
+        return "is in no entry's folder (entries/<slug>/ for an entry entries/<slug>.md); it is not published"
+    inside = "/".join(parts[1:])
+    if inside in entry.kernel_files:
+        return None
+    if len(parts) == 3 and parts[1] == "results" and parts[2].endswith(".json"):
+        return None
+    return (f"is not a file the entry {parts[0]!r} declares (measure.sources, measure.reference) or one of its "
+            f"results; it is not published: remove it, or declare it in the spec")

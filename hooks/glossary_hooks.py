@@ -61,8 +61,12 @@ def _measurer(options: Options):
 
 def on_files(files: Files, config) -> Files:
     build: GlossaryBuild = _state["build"]
+    # An allowlist: of the docs folder's files, only those the build publishes stay (theme files
+    # come from elsewhere and stay); the glossary generates the rest (kernels, results, plots).
+    named = [str(a) for a in config.extra_css] + [getattr(j, "path", str(j)) for j in config.extra_javascript]
+    keep = build.published_sources(named)
     for file in list(files):
-        if build.is_excluded(file.src_uri) or "__pycache__" in file.src_uri:
+        if file.src_dir == config.docs_dir and file.generated_by is None and file.src_uri not in keep:
             files.remove(file)
     if files.get_file_from_path("index.md") is None:
         files.append(File.generated(config, "index.md", content="# Glossary\n"))

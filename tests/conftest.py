@@ -94,3 +94,29 @@ def project(tmp_path):
         return write_project(tmp_path, entries, files, extra_yaml)
 
     return make
+
+
+def current_result(entries_dir: Path, slug: str, result: dict) -> dict:
+    """``result`` as the harness would record it for the entry as it is now: measured, with the
+    entry's current measurement fingerprint (so the gate counts it as a current result)."""
+    from glossary.model import parse_entry
+    from glossary.pages import entry_fingerprint
+
+    entry = parse_entry(entries_dir / f"{slug}.md", entries_dir)
+    out = dict(result, entry=slug, provenance="measured", fingerprint=entry_fingerprint(entry))
+    out.pop("imported_from", None)
+    return out
+
+
+def sign_entry_file(path: Path, name: str, day, results: dict | None = None) -> str:
+    """Sign the entry at ``path`` as `glossary sign` does; returns the review fingerprint."""
+    from glossary import review
+    from glossary.model import parse_entry
+    from measure import store
+
+    entry = parse_entry(path, path.parent)
+    if results is None:
+        results = store.load_results(entry.folder)
+    text, fingerprint = review.sign_entry(entry, path.read_text(encoding="utf-8"), name, day, results)
+    path.write_text(text, encoding="utf-8")
+    return fingerprint

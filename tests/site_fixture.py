@@ -3,7 +3,8 @@
 Three entries: "Stream triad" (published, measured on two fixture GPUs, one
 with a size sweep), "Occupancy" (published, uses the term "stream triad" in
 its body, so it gets a tooltip) and "Bank conflict" (refused: no reviewer).
-Results are imported figures with provenance "imported" from "test fixture".
+GPU A's results are recorded as the harness records them (measured, with the
+entry's current fingerprint); GPU B's are imported figures from "test fixture".
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from conftest import ROOT, mkdocs, write_project
+from conftest import ROOT, current_result, mkdocs, write_project
 
 sys.path.insert(0, str(ROOT / "bench"))
 from gen_entries import KERNEL, REFERENCE  # noqa: E402  the same triad kernel as the synthetic glossary
@@ -128,15 +129,16 @@ def build_fixture_site(tmp_path: Path) -> Path:
     files = {
         "stream-triad/triad.cu": KERNEL,
         "stream-triad/reference.py": REFERENCE,
-        "stream-triad/results/fixture-gpu-a.json": json.dumps(result(
-            "fixture-gpu-a", "Fixture GPU A",
-            [_size(1 << 20, 2900.0, 0.003, 0.0045), _size(1 << 24, 3300.0, 0.0425, 0.064)], l2_bytes=50 << 20)),
         "stream-triad/results/fixture-gpu-b.json": json.dumps(result(
             "fixture-gpu-b", "Fixture GPU B", [_size(1 << 24, 290.0, 0.48, 0.71)])),
         "bank-conflict/zeppelin.cu": "// Quixotic zeppelins juggle\n",
     }
     project = write_project(tmp_path, {"stream-triad": TRIAD, "occupancy": OCCUPANCY,
                                        "bank-conflict": BANK_CONFLICT}, files)
+    measured = current_result(project / "entries", "stream-triad", result(
+        "fixture-gpu-a", "Fixture GPU A",
+        [_size(1 << 20, 2900.0, 0.003, 0.0045), _size(1 << 24, 3300.0, 0.0425, 0.064)], l2_bytes=50 << 20))
+    (project / "entries" / "stream-triad" / "results" / "fixture-gpu-a.json").write_text(json.dumps(measured))
     (project / "mkdocs.yml").write_text(yaml.safe_dump(fixture_config(project), sort_keys=False))
     shutil.copytree(ROOT / "entries" / "assets", project / "entries" / "assets")
     (project / "data").mkdir()

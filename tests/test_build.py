@@ -106,15 +106,39 @@ def test_malformed_entry_is_a_clear_error(project):
     assert "Traceback" not in run.stderr
 
 
-def test_leak_check_finds_refused_text(tmp_path):
+def test_leak_check_finds_refused_traces_not_shared_text(tmp_path):
     entries = tmp_path / "entries"
     entries.mkdir()
     (entries / "coalescing.md").write_text(UNSIGNED)
+    (entries / "warp.md").write_text(SIGNED.replace(
+        "A warp executes", "Marmalade penguins orchestrate saxophone lighthouses. A warp executes"))
     build = GlossaryBuild(Options(entries_dir=entries, templates_dir=tmp_path), logging.getLogger("t"))
     build.load()
     site = tmp_path / "site"
     site.mkdir()
-    (site / "index.html").write_text("<p>Nothing to see.</p>")
+    clean = [
+        "<p>Nothing to see.</p>",
+        "<p>Marmalade penguins orchestrate saxophone lighthouses. A warp executes</p>",  # shared words
+        '<a href="https://docs.nvidia.com/cuda/coalescing/">NVIDIA on coalescing</a>',  # the slug, elsewhere
+        '<a href="warp/">Warp</a>',
+    ]
+    for i, html in enumerate(clean):
+        (site / f"page{i}.html").write_text(html)
     assert build.leak_check(site) == []
-    (site / "other.html").write_text("<p>Marmalade penguins orchestrate saxophone lighthouses beneath</p>")
-    assert len(build.leak_check(site)) == 1
+    leaks = {
+        "summary.html": "<p>Loads from neighbouring threads merging into few memory transactions quietly everywhere.</p>",
+        "body.html": "<p>Marmalade penguins orchestrate saxophone lighthouses beneath velvet tangerine umbrellas "
+                     "daily.</p>",
+        "link.html": '<a href="../coalescing/#top">Coalescing</a>',
+        "coalescing/index.html": "<p>hello</p>",
+        "search/search_index.json": json.dumps({"docs": [{"location": "coalescing/", "text": "x"}]}),
+        "glossary.json": json.dumps({"entries": [{"slug": "coalescing"}]}),
+        "sitemap.xml": "<urlset><url><loc>https://example.org/coalescing/</loc></url></urlset>",
+    }
+    for name, content in leaks.items():
+        path = site / "sub" / name if name.endswith(".html") and "/" not in name else site / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content)
+        found = build.leak_check(site)
+        assert len(found) == 1 and "coalescing" in found[0], (name, found)
+        path.unlink()

@@ -14,6 +14,8 @@ from glossary import review
 from glossary.build import GlossaryBuild, Options
 from glossary.model import load_entries
 
+from conftest import current_result, sign_entry_file
+
 ROOT = Path(__file__).resolve().parent.parent
 DAY = dt.date(2026, 10, 2)
 
@@ -44,8 +46,11 @@ A copy kernel reads each element once and writes it once.
 
 RESULT = {
     "format": 1, "entry": "copy", "device": "nvidia-h200", "status": "ok", "provenance": "measured",
-    "fingerprint": "sha256:abc", "environment": {"gpu": "NVIDIA H200", "captured_at": "2026-10-03T10:00:00+00:00"},
-    "method": {"warmups": 3, "runs": 10, "statistic": "mean"}, "sizes": [],
+    "fingerprint": "sha256:abc", "environment": {"gpu": "NVIDIA H200", "driver": "999.1", "cuda_driver": "13.0", "nvcc": "V13.0.1",
+                    "compile_command": "nvcc -O3 -arch=sm_90", "captured_at": "2026-10-03T10:00:00+00:00"},
+    "method": {"warmups": 3, "runs": 10, "statistic": "mean", "timer": "cuda-events"},
+    "sizes": [{"params": {"n": 1024}, "elements": 1024, "variants": {
+        "copy": {"bytes_per_elem": 8, "samples_ms": [0.002, 0.002], "stats": {"mean": 0.002}}}}],
 }
 
 
@@ -63,10 +68,7 @@ def entry(entries: Path):
 
 
 def sign(entries: Path, name: str = "Charles Babbage", results: dict | None = None) -> str:
-    e = entry(entries)
-    fingerprint = review.compute_review_fingerprint(e, results or {})
-    (entries / "copy.md").write_text(review.sign_text(e.path.read_text(), name, DAY, fingerprint))
-    return fingerprint
+    return sign_entry_file(entries / "copy.md", name, DAY, results)
 
 
 # -- fingerprint -------------------------------------------------------------------
@@ -75,9 +77,9 @@ def sign(entries: Path, name: str = "Charles Babbage", results: dict | None = No
 def test_fingerprint_is_compound_and_stable(tmp_path):
     entries = make(tmp_path)
     first = review.compute_review_fingerprint(entry(entries), {"nvidia-h200": RESULT})
-    assert re.fullmatch(r"v1:fm=[0-9a-f]{12},body=[0-9a-f]{12},kernels=[0-9a-f]{12},results=[0-9a-f]{12}", first)
+    assert re.fullmatch(r"v2:fm=[0-9a-f]{12},body=[0-9a-f]{12},kernels=[0-9a-f]{12},results=[0-9a-f]{12}", first)
     assert review.compute_review_fingerprint(entry(entries), {"nvidia-h200": dict(RESULT)}) == first
-    assert review.parse_fingerprint(first)[0] == "v1"
+    assert review.parse_fingerprint(first)[0] == "v2"
 
 
 @pytest.mark.parametrize("change, part", [
@@ -94,32 +96,51 @@ def test_each_kind_of_change_is_named(tmp_path, change, part):
     assert review.diff_review(before, after) == [part]
 
 
-def test_results_part_covers_what_the_page_shows_not_last_failure():
+def test_results_part_covers_every_byte_of_the_results_last_failure_included():
     import types
 
     e = types.SimpleNamespace(raw_meta={"title": "T"}, body="b", kernel_files={})
     base = review.compute_review_fingerprint(e, {"nvidia-h200": RESULT})
-    failed = dict(RESULT, last_failure={"error": "Xid 79", "environment": {}})
-    assert review.compute_review_fingerprint(e, {"nvidia-h200": failed}) == base
-    remeasured = dict(RESULT, environment=dict(RESULT["environment"], captured_at="2026-11-01"))
-    assert review.diff_review(base, review.compute_review_fingerprint(e, {"nvidia-h200": remeasured})) == \
-        ["recorded results"]
+    changes = [
+        dict(RESULT, last_failure={"error": "Re-measured: fused reaches 9,876.5 GB/s", "environment": {}}),
+        dict(RESULT, environment=dict(RESULT["environment"], captured_at="2026-11-01")),
+        dict(RESULT, extra_note="<script>alert(1)</script>"),  # a key added after signing
+    ]
+    for changed in changes:
+        assert review.diff_review(base, review.compute_review_fingerprint(e, {"nvidia-h200": changed})) == \
+            ["recorded results"]
     assert review.diff_review(base, review.compute_review_fingerprint(e, {})) == ["recorded results"]
+    copied = {"nvidia-h200": RESULT, "nvidia-b200": dict(RESULT, device="nvidia-b200")}
+    assert review.diff_review(base, review.compute_review_fingerprint(e, copied)) == ["recorded results"]
 
 
-def test_review_keys_comments_and_line_endings_do_not_count(tmp_path):
+def test_comments_and_line_endings_do_not_count_but_the_reviewer_and_date_do(tmp_path):
     entries = make(tmp_path)
     before = review.compute_review_fingerprint(entry(entries), {})
-    edited = (ENTRY.replace("# the term", "# the term, as readers search for it")
-              .replace("reviewer: pending", "reviewer: Someone Else").replace("\n", "\r\n"))
+    edited = ENTRY.replace("# the term", "# the term, as readers search for it").replace("\n", "\r\n")
     (entries / "copy.md").write_bytes(edited.encode())
     assert review.compute_review_fingerprint(entry(entries), {}) == before
+    for change in ("reviewer: pending", "reviewer: Someone Else"), ("reviewed_on: null", "reviewed_on: 2020-02-02"):
+        (entries / "copy.md").write_text(ENTRY.replace(*change))
+        assert review.diff_review(before, review.compute_review_fingerprint(entry(entries), {})) == ["front-matter"]
+
+
+def test_renaming_the_reviewer_or_backdating_after_signing_makes_the_review_stale(tmp_path):
+    entries = make(tmp_path)
+    sign(entries)
+    assert review.review_of(entry(entries), {}).status == "current"
+    signed = (entries / "copy.md").read_text()
+    for old, new in (("reviewer: Charles Babbage", "reviewer: Mallory Example"),
+                     ("reviewed_on: 2026-10-02", "reviewed_on: 2020-02-02")):
+        (entries / "copy.md").write_text(signed.replace(old, new))
+        state = review.review_of(entry(entries), {})
+        assert state.status == "stale" and state.changed == ("front-matter",)
 
 
 def test_diff_of_an_unreadable_fingerprint_says_so():
-    new = "v1:fm=000000000000,body=000000000000,kernels=000000000000,results=000000000000"
+    new = "v2:fm=000000000000,body=000000000000,kernels=000000000000,results=000000000000"
     assert "not one `glossary sign` writes" in review.diff_review("typed by hand", new)[0]
-    assert review.diff_review(new.replace("v1", "v0"), new) == ["fingerprint format (v0, now v1)"]
+    assert review.diff_review(new.replace("v2", "v1"), new) == ["fingerprint format (v1, now v2)"]
     assert review.diff_review(new, new) == []
 
 
@@ -134,7 +155,7 @@ def test_review_states(tmp_path):
     assert unsigned.status == "unsigned" and unsigned.refusals == ()
     assert unsigned.warning == ("reviewer Charles Babbage has not signed with `glossary sign`; "
                                 "the review is not bound to the content")
-    sign(entries)
+    sign(entries, results={})
     current = review.review_of(entry(entries), {})
     assert current.status == "current" and current.refusals == () and current.warning is None
     (entries / "copy" / "copy.cu").write_text("// changed\n")
@@ -150,10 +171,13 @@ def test_review_states(tmp_path):
 def test_build_refuses_a_stale_review_and_warns_on_a_hand_written_one(tmp_path, caplog):
     entries = make(tmp_path)
     (entries / "copy.md").write_text(ENTRY.replace("reviewer: pending", "reviewer: Charles Babbage"))
+    (entries / "copy" / "results").mkdir()
+    result = current_result(entries, "copy", RESULT)
+    (entries / "copy" / "results" / "nvidia-h200.json").write_text(json.dumps(result))
     build = GlossaryBuild(Options(entries_dir=entries, templates_dir=ROOT / "templates"), logging.getLogger("t"))
     with caplog.at_level(logging.WARNING):
         build.load()
-    assert build.verdicts["copy"].publishable
+    assert build.verdicts["copy"].publishable, build.verdicts["copy"].reasons
     assert "has not signed with `glossary sign`" in caplog.text
     page = build.render_page("copy.md")
     assert "not signed with `glossary sign`, so it is not bound to this exact text" in page
@@ -165,8 +189,8 @@ def test_build_refuses_a_stale_review_and_warns_on_a_hand_written_one(tmp_path, 
     assert (f"Reviewed by Charles Babbage on 2026-10-02, signed over this exact text, kernels and results "
             f"(review fingerprint `{review.short_fingerprint(fingerprint)}`).") in page
 
-    (entries / "copy" / "results").mkdir()
-    (entries / "copy" / "results" / "nvidia-h200.json").write_text(json.dumps(RESULT))
+    remeasured = dict(result, environment=dict(result["environment"], captured_at="2026-10-09T10:00:00+00:00"))
+    (entries / "copy" / "results" / "nvidia-h200.json").write_text(json.dumps(remeasured))
     build = GlossaryBuild(Options(entries_dir=entries, templates_dir=ROOT / "templates"), logging.getLogger("t"))
     build.load()
     verdict = build.verdicts["copy"]

@@ -1,0 +1,155 @@
+"""Assess: everything that decides whether an entry reaches the site, in one step.
+
+The build and `glossary check` / `status` call ``assess`` and nothing else, so
+the reasons a build logs for a refused entry are the reasons `check` prints, in
+the same words.  The gate checks content as well as names:
+
+- a named author and a different named reviewer (``glossary.gate``);
+- a review that is current over what the page shows (``glossary.review``);
+- no scaffold text left (the ``TODO`` lines `glossary new` writes);
+- for an entry with a measurement spec, a current result measured by the
+  harness on at least one device (imported figures alone do not publish);
+- every bound figure finds its data;
+- every claim holds, unless the entry declares its expected failure with a
+  reason (``measure.claims[i].expected_failure``), which the reviewer signs and
+  the page shows beside the verdict.
+
+Pure: parsed entries and loaded results in, an ``Assessment`` out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from glossary import bind, claims, findings, gate, review
+from glossary.findings import Measured
+from glossary.model import Entry
+
+# `glossary new` writes "TODO: ..." where the author has prose to write.
+_SCAFFOLD = re.compile(r"\bTODO\b")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One reason about an entry: which check found it and a sentence a person can act on."""
+
+    check: str  # gate, review, content, results, figures, claims
+    message: str
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """One entry judged against its recorded results."""
+
+    entry: Entry
+    results: dict[str, dict]
+    review: review.Review
+    measured: Measured
+    verdict: gate.Verdict
+    refusals: tuple[Finding, ...]  # each keeps the entry off the site
+    warnings: tuple[Finding, ...]  # worth a WARNING, but the entry may publish
+
+    @property
+    def publishable(self) -> bool:
+        return self.verdict.publishable
+
+
+def assess(entry: Entry, results: dict[str, dict]) -> Assessment:
+    """Judge ``entry`` with its recorded ``results`` (device key -> result data)."""
+    signed = review.review_of(entry, results)
+    measured = findings.collect(entry, results)
+    names = gate.judge(entry.meta.author, entry.meta.reviewer)
+    refusals = [Finding("gate", reason) for reason in names.reasons]
+    refusals += [Finding("review", reason) for reason in signed.refusals]
+    refusals += [Finding("content", reason) for reason in scaffold_problems(entry)]
+    refusals += _result_refusals(entry, measured)
+    refusals += [Finding("figures", _figure_reason(why)) for why in measured.figure_problems]
+    refusals += [Finding("claims", reason) for reason in failing_claims(measured)]
+    warnings = _result_warnings(measured)
+    if signed.warning and not refusals:
+        warnings.append(Finding("review", signed.warning))
+    extra = tuple(f.message for f in refusals if f.check != "gate")
+    verdict = gate.judge(entry.meta.author, entry.meta.reviewer, extra)
+    return Assessment(entry=entry, results=results, review=signed, measured=measured, verdict=verdict,
+                      refusals=tuple(refusals), warnings=tuple(warnings))
+
+
+def scaffold_problems(entry: Entry) -> list[str]:
+    """Where the entry still holds the scaffold's TODO text (code blocks in the body excepted)."""
+    meta = entry.meta
+    places = [key for key, text in (("title", meta.title), ("summary", meta.summary)) if _SCAFFOLD.search(text)]
+    lines = [n for n, line in _prose_lines(entry.body) if _SCAFFOLD.search(line)]
+    if lines:
+        places.append("body (line" + ("s " if len(lines) > 1 else " ") + ", ".join(map(str, lines[:5]))
+                      + (", ..." if len(lines) > 5 else "") + ")")
+    for i, lesson in enumerate(meta.lessons):
+        if _SCAFFOLD.search(lesson.title) or _SCAFFOLD.search(lesson.note):
+            places.append(f"lessons[{i}]")
+    for i, source in enumerate(meta.sources):
+        if _SCAFFOLD.search(source.title) or _SCAFFOLD.search(source.note):
+            places.append(f"sources[{i}]")
+    if not places:
+        return []
+    return [f"the {', '.join(places)} still hold{'s' if len(places) == 1 else ''} scaffold text (TODO); "
+            f"write the entry before it is reviewed"]
+
+
+def _prose_lines(body: str) -> list[tuple[int, str]]:
+    """(line number in the body, text) of every line, with code (fenced blocks, code spans) blanked."""
+    masked, _ = bind.mask_code(body)
+    return [(n, line) for n, line in enumerate(masked.splitlines(), 1)]
+
+
+def _result_refusals(entry: Entry, measured: Measured) -> list[Finding]:
+    if entry.meta.measure is None:
+        return []
+    current = [d for d in measured.devices if d.status == "ok" and d.provenance == "measured" and not d.stale]
+    if current:
+        return []
+    have = [d for d in measured.devices if d.status == "ok"]
+    if not have:
+        why = "it has a measurement spec but no recorded result"
+    elif all(d.provenance == "imported" for d in have):
+        why = (f"it has a measurement spec but only imported results ({', '.join(d.gpu for d in have)}), "
+               f"none measured by the harness")
+    else:
+        why = (f"it has a measurement spec but every measured result is stale "
+               f"({', '.join(d.gpu for d in have if d.stale)}: the spec, kernels or harness changed since)")
+    return [Finding("results", f"{why}; measure it on the verification node (mkdocs build there, or "
+                               f"glossary measure {entry.slug})")]
+
+
+def _figure_reason(why: str) -> str:
+    return why if why.startswith(("the body", "cannot render")) else f"a bound figure has no data: {why}"
+
+
+def failing_claims(measured: Measured) -> list[str]:
+    """One sentence per claim that fails on a device without a declared expected failure."""
+    by_device: dict[str, list[claims.ClaimVerdict]] = {}
+    for verdict in measured.claims:
+        by_device.setdefault(verdict.device, []).append(verdict)
+    out = []
+    for device, verdicts in by_device.items():
+        for summary in claims.summarize(verdicts):
+            if summary.status != "fails" or summary.expected_failure:
+                continue
+            numbers = "; ".join(f"{v.elements:,}: {v.numbers}" for v in summary.evaluated if v.failed)
+            out.append(f"a claim fails on {device}: {summary.statement} ({numbers}); fix the entry, or declare "
+                       f"measure.claims[].expected_failure with the reason for the reviewer to sign")
+    return out
+
+
+def _result_warnings(measured: Measured) -> list[Finding]:
+    out = []
+    for d in measured.devices:
+        if d.status == "ok" and d.stale:
+            out.append(Finding("results", f"results for {d.gpu} (captured {d.captured_on}) are stale: the spec, "
+                                          f"kernels or harness changed since; re-measure on the verification node"))
+        if d.status != "ok":
+            out.append(Finding("results", f"the measurement on {d.gpu} failed: {d.error}"))
+        elif d.last_failure:
+            error = str(d.last_failure.get("error", "")).strip().splitlines()[:1]
+            out.append(Finding("results", f"the last attempt to re-measure on {d.gpu} failed"
+                                          f"{': ' + error[0] if error else ''}; the recorded figures are kept"))
+    return out

@@ -1,0 +1,251 @@
+"""Nothing reaches the site that was not gated and reviewed (issue 14).
+
+Real `mkdocs build` runs over small fixture projects: a published entry signed
+over a current measured result, and the ways an author or an attacker tried to
+get around the gate: pages and files outside it, symbolic links, result files
+edited after signing, scaffold text, unmeasured specs, failing claims, and a
+draft that shares sentences with published text.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import current_result, mkdocs, sign_entry_file, write_project
+
+DAY = dt.date(2026, 10, 2)
+
+COPY = """\
+---
+title: Copy kernel
+summary: A kernel that moves every element of one buffer into another at the speed of DRAM.
+author: Ada Lovelace
+written_on: 2026-10-01
+reviewer: pending
+reviewed_on: null
+measure:
+  sources: [copy.cu]
+  reference: reference.py
+  archs: [sm_90]
+  sizes: [{n: 1048576}]
+  headline: {n: 1048576}
+  buffers: {x: {role: input}, y: {role: output}}
+  variants:
+    - name: copy
+      label: plain copy
+      bytes_per_elem: 8
+      launches: [{kernel: copy, grid: ["ceil(n / 256)"], block: [256], args: [x, y, n]}]
+    - name: copy2
+      label: copy twice
+      bytes_per_elem: 16
+      launches:
+        - {kernel: copy, grid: ["ceil(n / 256)"], block: [256], args: [x, y, n]}
+        - {kernel: copy, grid: ["ceil(n / 256)"], block: [256], args: [x, y, n]}
+  ratios: [{num: copy2, den: copy}]
+  claims:
+    - {kind: speedup_matches_bytes, num: copy2, den: copy, tolerance: 0.1, sizes: all}
+---
+A copy kernel reads each element once and writes it once, so it moves eight
+bytes per float and shows what the card's memory can do.
+
+```ptx
+mov.f32 {%f2, %f3}, {%f4, %f5};
+```
+"""
+
+KERNEL = 'extern "C" __global__ void copy(const float* x, float* y, long long n)\n' \
+         '{ long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; if (i < n) y[i] = x[i]; }\n'
+REFERENCE = "import numpy as np\n\ndef reference(variant, inputs, scalars, params):\n" \
+            "    return {'y': np.asarray(inputs['x'], dtype=np.float64)}\n"
+
+
+def _result(copy2_ms: float = 0.004) -> dict:
+    n = 1 << 20
+    return {
+        "format": 1, "entry": "copy", "device": "nvidia-h200", "status": "ok", "provenance": "measured",
+        "fingerprint": None,
+        "environment": {"gpu": "NVIDIA H200", "driver": "999.1", "cuda_driver": "13.0", "nvcc": "V13.0.1",
+                        "compile_command": "nvcc -O3 -arch=sm_90", "arch": "sm_90",
+                        "captured_at": "2026-10-03T10:00:00+00:00"},
+        "method": {"warmups": 1, "runs": 3, "statistic": "mean", "timer": "cuda-events"},
+        "sizes": [{"params": {"n": n}, "elements": n, "variants": {
+            "copy": {"bytes_per_elem": 8, "samples_ms": [0.002] * 3, "stats": {"mean": 0.002}},
+            "copy2": {"bytes_per_elem": 16, "samples_ms": [copy2_ms] * 3, "stats": {"mean": copy2_ms}},
+        }}],
+    }
+
+
+def make_project(tmp_path: Path, text: str = COPY, *, result: dict | None = None, sign: bool = True,
+                 extra_entries: dict | None = None) -> Path:
+    """A project with the copy entry measured (current result) and, by default, signed."""
+    files = {"copy/copy.cu": KERNEL, "copy/reference.py": REFERENCE}
+    project = write_project(tmp_path, {"copy": text, **(extra_entries or {})}, files)
+    entries = project / "entries"
+    if result is not False:
+        data = current_result(entries, "copy", result or _result())
+        (entries / "copy" / "results").mkdir()
+        (entries / "copy" / "results" / "nvidia-h200.json").write_text(json.dumps(data, indent=1))
+    if sign:
+        sign_entry_file(entries / "copy.md", "Charles Babbage", DAY)
+    return project
+
+
+def built(project: Path, *args: str, env: dict | None = None):
+    run = mkdocs(project, "build", *args, env=env)
+    assert "Traceback" not in run.stderr, run.stderr
+    return run
+
+
+def site_files(project: Path) -> set[str]:
+    site = project / "site"
+    return {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}
+
+
+def test_a_signed_measured_entry_publishes_and_its_files_are_the_declared_ones(tmp_path):
+    project = make_project(tmp_path)
+    run = built(project, "--strict")
+    assert run.returncode == 0, run.stderr
+    files = site_files(project)
+    assert {"copy/index.html", "copy/copy.cu", "copy/reference.py", "copy/results/nvidia-h200.json"} <= files
+    assert not any(f.startswith("copy/") and f.split("/")[-1] not in
+                   ("index.html", "copy.cu", "reference.py", "nvidia-h200.json", "nvidia-h200.svg") for f in files)
+    # the result file is written anew from the validated data, not copied
+    published = json.loads((project / "site" / "copy" / "results" / "nvidia-h200.json").read_text())
+    assert published["sizes"][0]["variants"]["copy"]["stats"] == {"mean": 0.002}
+
+
+@pytest.mark.parametrize("name", ["notes.markdown", "notes.mdown", "notes.mkd", "notes.mkdn",
+                                  "sub/page.md", "copy/extra.md", "copy/page.html", "copy/data.JSON",
+                                  "copy/results/notes.txt", "stray.txt"])
+def test_files_outside_the_gate_are_never_published_and_are_named(tmp_path, name):
+    project = make_project(tmp_path)
+    path = project / "entries" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("---\ntitle: Sneaky\n---\n# Sneaky page\nNo author, no reviewer: cuckoo marmalade.\n")
+    run = built(project)
+    assert run.returncode == 0, run.stderr
+    assert name in run.stderr and "not published" in run.stderr
+    assert "copy/index.html" in site_files(project)  # the signed entry is unaffected
+    site = project / "site"
+    assert not any("cuckoo marmalade" in p.read_text(errors="replace") for p in site.rglob("*") if p.is_file())
+    assert built(project, "--strict").returncode == 1
+    check = _glossary(project, "check", "--json")
+    assert any(name in p["message"] for p in json.loads(check.stdout)["general"])
+
+
+def test_a_key_added_to_a_result_after_signing_voids_the_review(tmp_path):
+    project = make_project(tmp_path)
+    path = project / "entries" / "copy" / "results" / "nvidia-h200.json"
+    data = json.loads(path.read_text())
+    data["last_failure"] = {"error": "Re-measured on NVIDIA B200: copy reaches 9,876.5 GB/s.",
+                            "environment": {"gpu": "NVIDIA B200", "captured_at": "2026-10-04T00:00:00+00:00"}}
+    path.write_text(json.dumps(data))
+    run = built(project)
+    assert "review is stale: the recorded results changed" in run.stderr
+    assert "copy/index.html" not in site_files(project)
+
+
+def test_symlinks_are_never_followed(tmp_path):
+    project = make_project(tmp_path)
+    entries = project / "entries"
+    (entries / "copy" / "passwd.cu").symlink_to("/etc/passwd")
+    run = built(project)
+    assert run.returncode == 0, run.stderr
+    assert "passwd.cu" in run.stderr and "symbolic link" in run.stderr
+    assert "copy/passwd.cu" not in site_files(project)
+    (entries / "copy" / "other").symlink_to(tmp_path, target_is_directory=True)
+    run = built(project)
+    assert run.returncode == 1
+    assert "symbolic links to folders" in run.stderr and "copy/other" in run.stderr
+
+
+def test_the_gate_refuses_scaffold_text(tmp_path):
+    text = COPY.replace("A kernel that moves", "TODO one sentence. A kernel that moves")
+    run = built(make_project(tmp_path, text))
+    assert "the summary still holds scaffold text (TODO)" in run.stderr
+    assert "refused" in run.stderr
+
+
+def test_todo_inside_code_is_not_scaffold_text(tmp_path):
+    text = COPY.replace("mov.f32", "// TODO unroll\nmov.f32")
+    run = built(make_project(tmp_path, text), "--strict")
+    assert run.returncode == 0, run.stderr
+
+
+def test_the_gate_refuses_a_spec_without_a_current_result(tmp_path):
+    run = built(make_project(tmp_path, result=False))
+    assert "has a measurement spec but no recorded result" in run.stderr
+    project = make_project(tmp_path, sign=False)
+    result_path = project / "entries" / "copy" / "results" / "nvidia-h200.json"
+    imported = json.loads(result_path.read_text())
+    imported.update(provenance="imported", fingerprint=None, imported_from="a lesson's own run")
+    result_path.write_text(json.dumps(imported))
+    sign_entry_file(project / "entries" / "copy.md", "Charles Babbage", DAY)
+    run = built(project)
+    assert "only imported results (NVIDIA H200), none measured by the harness" in run.stderr
+    assert "copy/index.html" not in site_files(project)
+
+
+def test_a_failing_claim_refuses_unless_its_failure_is_declared_and_shown(tmp_path):
+    run = built(make_project(tmp_path, result=_result(copy2_ms=0.006)))
+    assert "a claim fails on NVIDIA H200: copy2 / copy time ratio matches the byte ratio" in run.stderr
+    reason = "the second copy finds the first one's lines in L2, so it costs less than its bytes"
+    text = COPY.replace("tolerance: 0.1, sizes: all}", f'tolerance: 0.1, sizes: all, expected_failure: "{reason}"}}')
+    project = make_project(tmp_path, text, result=_result(copy2_ms=0.006))
+    run = built(project, "--strict")
+    assert run.returncode == 0, run.stderr
+    page = (project / "site" / "copy" / "index.html").read_text()
+    assert "expected" in page and "L2, so it costs less than its bytes" in page
+
+
+def test_code_blocks_are_not_template_code_and_problems_name_the_file_line(tmp_path):
+    project = make_project(tmp_path)
+    run = built(project, "--strict")
+    assert run.returncode == 0, run.stderr
+    shown = re.sub(r"<[^>]+>", "", (project / "site" / "copy" / "index.html").read_text())
+    assert "{%f2, %f3}" in shown
+    text = COPY.replace("shows what the card's memory can do.", "shows {{ 7*7 }}.")
+    run = built(make_project(tmp_path, text))
+    line = text.splitlines().index("bytes per float and shows {{ 7*7 }}.") + 1
+    assert f"line {line} of the file" in run.stderr and "copy.md" in run.stderr
+
+
+def test_a_draft_sharing_sentences_with_published_text_is_no_leak(tmp_path):
+    shared = "The typical name for the binary that the compiler writes is a cubin, seen in every profile."
+    text = COPY.replace("A copy kernel reads", shared + "\n\nA copy kernel reads")
+    drafts = {f"draft-{i}": f"---\ntitle: Draft {i}\nsummary: Draft number {i} of a long migration, not yet "
+                            f"signed by anyone.\nauthor: Grace Hopper\nreviewer: pending\n---\n{shared}\n\n"
+                            f"See [copy](copy.md) and https://docs.nvidia.com/cuda/draft-{i}/.\n"
+              for i in range(3)}
+    project = make_project(tmp_path, text, extra_entries=drafts)
+    run = built(project)
+    assert run.returncode == 0, run.stderr
+    assert "leaked" not in run.stderr
+    assert "copy/index.html" in site_files(project)
+    assert not any(f.startswith("draft-") for f in site_files(project))
+
+
+def test_check_status_and_build_give_the_same_reasons(tmp_path):
+    project = make_project(tmp_path, COPY.replace("A kernel that moves", "TODO write this. A kernel that moves"))
+    run = built(project)
+    check = json.loads(_glossary(project, "check", "--json").stdout)
+    (report,) = [e for e in check["entries"] if e["slug"] == "copy"]
+    reasons = [p["message"] for p in report["problems"] if p["refusal"]]
+    assert reasons and all(r in run.stderr for r in reasons)
+    status = json.loads(_glossary(project, "status", "--json").stdout)
+    assert [r for r in status if r["slug"] == "copy"][0]["why_not"] == reasons
+
+
+def _glossary(project: Path, *args: str):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "glossary.cli", "--entries", "entries", *args], cwd=project,
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
