@@ -6,7 +6,7 @@ from glossary.gate import is_real_name, judge, normalize_name
 
 
 @pytest.mark.parametrize("name", [None, "", "   ", "pending", "TBD", "TODO", "n/a", "N/A", "unknown",
-                                  "Anonymous", "none", " Pending ", "tbd.", "?"])
+                                  "Anonymous", "none", " Pending ", "tbd.", "?", "рending"])
 def test_placeholders_are_not_names(name):
     assert not is_real_name(name)
 

@@ -68,6 +68,12 @@ INERT: dict[str, tuple[tuple[str, ...], str]] = {
     "names-nbsp": ((), "is the author; a different person must review"),
     "names-combining": ((), "is the author; a different person must review"),
     "names-zero-width": ((), "is the author; a different person must review"),
+    "names-confusable": ((), "the reviewer ('ɑda Exarnple') looks the same as the author ('Ada Example'); "
+                             "a different person must review"),
+    "names-bidi": ((), "the reviewer's name contains a right-to-left override (U+202E)"),
+    "names-mixed-script": ((), "the author's name mixes Latin and Cyrillic letters (Cyrillic: 'А' U+0410"),
+    "names-placeholder-cyrillic": ((), "no named author (author is 'рending', which reads as the placeholder "
+                                       "'pending')"),
     "inject-body-jinja": ((), "no named author (author is 'pending')"),
     "inject-title-jinja": ((), "no named author (author is 'pending')"),
     "inject-title-html": ((), "no named author (author is 'pending')"),
