@@ -12,19 +12,24 @@ the same words.  The gate checks content as well as names:
 - every bound figure finds its data;
 - every claim holds, unless the entry declares its expected failure with a
   reason (``measure.claims[i].expected_failure``), which the reviewer signs and
-  the page shows beside the verdict.
+  the page shows beside the verdict;
+- under ``trust: signed`` (``glossary.trust``), every measured result the page
+  shows carries a trusted node's signature, and the review carries the
+  reviewer's, by a key listed under the reviewer's name and not the author's.
 
 Pure: parsed entries and loaded results in, an ``Assessment`` out.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
-from glossary import bind, claims, findings, gate, review
+from glossary import bind, claims, findings, gate, review, trust
 from glossary.findings import Measured
-from glossary.model import Entry
+from glossary.model import Entry, display_path
+from measure import store
 
 # `glossary new` writes "TODO: ..." where the author has prose to write.
 _SCAFFOLD = re.compile(r"\bTODO\b")
@@ -55,13 +60,22 @@ class Assessment:
         return self.verdict.publishable
 
 
-def assess(entry: Entry, results: dict[str, dict]) -> Assessment:
-    """Judge ``entry`` with its recorded ``results`` (device key -> result data)."""
+def assess(entry: Entry, results: dict[str, dict], policy: trust.Trust | None = None) -> Assessment:
+    """Judge ``entry`` with its recorded ``results`` (device key -> result data) under ``policy``
+    (default: ``trust: names``, where names alone count and nothing is signed)."""
+    policy = policy or trust.Trust(mode="names")
     signed = review.review_of(entry, results)
-    measured = findings.collect(entry, results)
+    measured = _attested(entry, findings.collect(entry, results), results, policy)
     names = gate.judge(entry.meta.author, entry.meta.reviewer)
     refusals = [Finding("gate", reason) for reason in names.reasons]
     refusals += [Finding("review", reason) for reason in signed.refusals]
+    if signed.status == "current":
+        why = trust.check_review(entry, signed.current, policy)
+        if why:
+            refusals.append(Finding("review", why))
+    elif signed.status == "unsigned" and policy.signed:
+        refusals.append(Finding("review", f"reviewer {entry.meta.reviewer} has not signed with `glossary sign`; "
+                                          f"a reviewer field written by hand does not publish"))
     refusals += [Finding("content", reason) for reason in scaffold_problems(entry)]
     refusals += _result_refusals(entry, measured)
     refusals += [Finding("figures", _figure_reason(why)) for why in measured.figure_problems]
@@ -73,6 +87,17 @@ def assess(entry: Entry, results: dict[str, dict]) -> Assessment:
     verdict = gate.judge(entry.meta.author, entry.meta.reviewer, extra)
     return Assessment(entry=entry, results=results, review=signed, measured=measured, verdict=verdict,
                       refusals=tuple(refusals), warnings=tuple(warnings))
+
+
+def _attested(entry: Entry, measured: Measured, results: dict[str, dict], policy: trust.Trust) -> Measured:
+    """The device views with what the trust policy says of each result file."""
+    views = []
+    for view in measured.devices:
+        check = trust.check_result(entry.slug, view.key, results.get(view.key, {}), policy)
+        path = store.results_dir(entry.folder) / f"{view.key}.json"
+        views.append(dataclasses.replace(view, attestation=check.status, attested_by=check.signer,
+                                         attestation_note=check.reason, path=path))
+    return dataclasses.replace(measured, devices=tuple(views))
 
 
 def scaffold_problems(entry: Entry) -> list[str]:
@@ -102,11 +127,14 @@ def _prose_lines(body: str) -> list[tuple[int, str]]:
 
 
 def _result_refusals(entry: Entry, measured: Measured) -> list[Finding]:
+    out = [Finding("results", f"the result {display_path(d.path)} is unverified: {d.attestation_note}; "
+                              f"only results signed by a trusted node publish (docs/maintainers/trust.md)")
+           for d in measured.devices if d.attestation == "unverified"]
     if entry.meta.measure is None:
-        return []
+        return out
     current = [d for d in measured.devices if d.status == "ok" and d.provenance == "measured" and not d.stale]
     if current:
-        return []
+        return out
     have = [d for d in measured.devices if d.status == "ok"]
     if not have:
         why = "it has a measurement spec but no recorded result"
@@ -116,8 +144,8 @@ def _result_refusals(entry: Entry, measured: Measured) -> list[Finding]:
     else:
         why = (f"it has a measurement spec but every measured result is stale "
                f"({', '.join(d.gpu for d in have if d.stale)}: the spec, kernels or harness changed since)")
-    return [Finding("results", f"{why}; measure it on the verification node (mkdocs build there, or "
-                               f"glossary measure {entry.slug})")]
+    return out + [Finding("results", f"{why}; measure it on the verification node (mkdocs build there, or "
+                                     f"glossary measure {entry.slug})")]
 
 
 def _figure_reason(why: str) -> str:

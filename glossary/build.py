@@ -18,10 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+import yaml
 from jinja2.sandbox import SandboxedEnvironment
 
 from glossary import assess, gate, lint, pages, plots, render
 from glossary import features, lessons, sitefiles, tooltips
+from glossary import trust as trust_mod
 from glossary.model import Entry, EntryError, display_path, load_entries
 from measure import store
 
@@ -30,6 +32,7 @@ MEASURE_ENV = "GLOSSARY_MEASURE"
 MEASURE_MODES = ("auto", "always", "never")
 GPUS_ENV = "GLOSSARY_GPUS"
 DEADLINE_ENV = "GLOSSARY_DEADLINE"
+TRUST_ENV = "GLOSSARY_TRUST"
 DEFAULT_CACHE = ".cache/glossary"  # beside mkdocs.yml, ignored by git
 
 
@@ -49,6 +52,10 @@ class Options:
     gpus: str = "all"                 # which GPUs measure (glossary.pool.select_gpus)
     deadline_s: float = 1800.0        # per entry; a measurement past it is killed and recorded as failed
     cache_dir: Path | None = None  # plots kept between builds (glossary.plots.PlotCache); None: no cache
+    trust: str = "signed"             # glossary.trust: "signed" or "names"
+    trust_root: Path | None = None    # the folder the trust files are relative to (mkdocs.yml's)
+    trusted_nodes: str = trust_mod.NODES_FILE
+    trusted_people: str = trust_mod.PEOPLE_FILE
 
     @classmethod
     def resolve(cls, entries_dir: Path, config_dir: Path, extra: dict, serving: bool,
@@ -71,8 +78,48 @@ class Options:
             raise GlossaryError(f"{DEADLINE_ENV} / extra.glossary.deadline_s: expected a number of seconds "
                                 f"above 0, found {environ.get(DEADLINE_ENV) or settings.get('deadline_s')!r}")
         cache_dir = config_dir / settings.get("cache", DEFAULT_CACHE)
+        trust = str(environ.get(TRUST_ENV) or settings.get("trust") or "signed").strip().lower()
+        if trust not in trust_mod.MODES:
+            raise GlossaryError(f"{TRUST_ENV} / extra.glossary.trust: expected one of "
+                                f"{', '.join(trust_mod.MODES)}, found {trust!r}")
         return cls(entries_dir=entries_dir, templates_dir=templates, preview=preview, measure=measure,
-                   lessons_file=lessons_file, gpus=gpus, deadline_s=deadline_s, cache_dir=cache_dir)
+                   lessons_file=lessons_file, gpus=gpus, deadline_s=deadline_s, cache_dir=cache_dir,
+                   trust=trust, trust_root=config_dir,
+                   trusted_nodes=str(settings.get("trusted_nodes", trust_mod.NODES_FILE)),
+                   trusted_people=str(settings.get("trusted_people", trust_mod.PEOPLE_FILE)))
+
+    @classmethod
+    def for_project(cls, entries_dir: Path, environ: dict | None = None) -> "Options":
+        """The options of the project whose entries are ``entries_dir`` (its mkdocs.yml is beside it)."""
+        config_dir = entries_dir.resolve().parent
+        return cls.resolve(entries_dir, config_dir, read_extra(config_dir / "mkdocs.yml"), serving=False,
+                           environ=environ)
+
+    def load_trust(self) -> trust_mod.Trust:
+        """The trust policy and the keys the repository lists; GlossaryError names a bad line."""
+        if self.trust_root is None:
+            return trust_mod.Trust(mode=self.trust)
+        try:
+            return trust_mod.load_trust(self.trust_root, self.trust, self.trusted_nodes, self.trusted_people)
+        except trust_mod.TrustError as err:
+            raise GlossaryError(str(err)) from None
+
+
+class _AnyTagLoader(yaml.SafeLoader):
+    """Reads mkdocs.yml's plain values; tags such as !ENV or !!python/name are left as None."""
+
+
+_AnyTagLoader.add_multi_constructor("", lambda loader, suffix, node: None)
+
+
+def read_extra(config_file: Path) -> dict:
+    """``extra`` of a mkdocs.yml, for the command line (empty where there is none)."""
+    try:
+        data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_AnyTagLoader)
+    except (OSError, yaml.YAMLError):
+        return {}
+    extra = data.get("extra") if isinstance(data, dict) else None
+    return extra if isinstance(extra, dict) else {}
 
 
 @dataclass
@@ -88,6 +135,7 @@ class GlossaryBuild:
     lessons_by_day: dict[int, list[dict]] = field(default_factory=dict)  # day -> shown entries that list it
     terms: list[tooltips.Term] = field(default_factory=list)
     hidden: frozenset[str] = frozenset()  # slugs this build's site leaves out
+    policy: trust_mod.Trust | None = None
     _env: SandboxedEnvironment | None = field(default=None, init=False, repr=False)
 
     # -- collect ---------------------------------------------------------------
@@ -110,8 +158,9 @@ class GlossaryBuild:
                 self.results[slug] = store.load_results(entry.folder)
             except store.StoreError as err:
                 raise GlossaryError(str(err)) from None
+        self.policy = self.options.load_trust()
         for slug, entry in self.entries.items():
-            self.assessments[slug] = assess.assess(entry, self.results[slug])
+            self.assessments[slug] = assess.assess(entry, self.results[slug], self.policy)
             self.verdicts[slug] = self.assessments[slug].verdict
         for slug, entry in self.entries.items():
             related = tuple(self.entries[s] for s in entry.meta.related if self.shown(s))

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from glossary import assess, gate, pages, review, sitefiles
+from glossary import assess, gate, pages, review, sitefiles, trust
+from glossary.build import GlossaryError, Options
 from glossary.model import Entry, EntryError, parse_entry
 from measure import store
 
@@ -113,16 +114,27 @@ def resolve_slugs(entries_dir: Path, names: tuple[str, ...] | list[str]) -> list
     return out
 
 
-def inspect(entries_dir: Path, only: list[str] | None = None, lint: bool = True) -> tuple[list[EntryReport], list[Problem]]:
-    """Reports for every entry (or those in ``only``), and problems that belong to no one entry."""
+def inspect(entries_dir: Path, only: list[str] | None = None, lint: bool = True,
+            policy: trust.Trust | None = None) -> tuple[list[EntryReport], list[Problem]]:
+    """Reports for every entry (or those in ``only``), and problems that belong to no one entry.
+
+    ``policy`` is the project's trust policy (default: read from the mkdocs.yml beside the
+    entries folder, as the build reads it).
+    """
     paths = entry_paths(entries_dir)
+    general: list[Problem] = []
+    if policy is None:
+        try:
+            policy = Options.for_project(entries_dir).load_trust()
+        except GlossaryError as err:
+            general.append(Problem("trust", "error", str(err)))
+            policy = trust.Trust(mode="signed")
     reports = {p.stem: EntryReport(slug=p.stem, path=p) for p in paths}
     for report in reports.values():
         try:
             report.entry = parse_entry(report.path, entries_dir)
         except EntryError as err:
             report.problems.append(Problem("schema", "error", str(err)))
-    general: list[Problem] = []
     parsed = {slug: r.entry for slug, r in reports.items() if r.entry is not None}
     general += [Problem("files", "warning", why) for why in sitefiles.stray_files(entries_dir, parsed)]
     unbound = _lint(general) if lint else None
@@ -130,7 +142,7 @@ def inspect(entries_dir: Path, only: list[str] | None = None, lint: bool = True)
         if report.entry is None or (only is not None and slug not in only):
             continue
         _check_links(report, set(reports), entries_dir)
-        _check_results_and_review(report)
+        _check_results_and_review(report, policy)
         if unbound is not None:
             _check_figures(report, unbound)
     selected = [r for s, r in reports.items() if only is None or s in only]
@@ -160,7 +172,7 @@ def _check_links(report: EntryReport, known: set[str], entries_dir: Path) -> Non
                                                                f"{match.group(1)}.md, which is not an entry"))
 
 
-def _check_results_and_review(report: EntryReport) -> None:
+def _check_results_and_review(report: EntryReport, policy: trust.Trust) -> None:
     entry = report.entry
     try:
         report.results = store.load_results(entry.folder)
@@ -169,7 +181,7 @@ def _check_results_and_review(report: EntryReport) -> None:
         verdict = gate.judge(entry.meta.author, entry.meta.reviewer)
         report.problems += [Problem("gate", "error", reason, refusal=True) for reason in verdict.reasons]
         return
-    judged = assess.assess(entry, report.results)
+    judged = assess.assess(entry, report.results, policy)
     report.devices = list(judged.measured.devices)
     report.review = judged.review
     report.problems += [Problem(f.check, "error", f.message, refusal=True) for f in judged.refusals]

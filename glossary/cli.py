@@ -23,9 +23,11 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from glossary import checks, measuring, pool, review
+from glossary import assess, checks, measuring, pool, review, trust
+from glossary.build import GlossaryError, Options
+from glossary.gate import is_real_name
 from glossary.model import EntryError, front_matter_schema, load_entries, parse_entry
-from measure import store
+from measure import attest, store
 
 SCHEMA_HINT = "# yaml-language-server: $schema=../schema/entry.schema.json"
 
@@ -187,8 +189,9 @@ def reference(variant, inputs, scalars, params):
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--strict", is_flag=True, help="Warnings fail too, as in `mkdocs build --strict`.")
 @click.option("--drafts-ok", is_flag=True,
-              help="Publish-gate refusals (no reviewer yet, a stale review) are reported but do not fail: "
-                   "for pre-commit, where drafts are normal.")
+              help="Publish-gate refusals (no reviewer yet, a stale review, no current result, scaffold "
+                   "text, a failing claim, an unsigned result) are reported but do not fail: for pre-commit, "
+                   "where drafts are normal.")
 @click.pass_context
 def check(ctx: click.Context, entries: tuple[str, ...], as_json: bool, strict: bool, drafts_ok: bool) -> None:
     """Check the schema, links, publish gate, stale results, stale reviews and unbound figures of ENTRIES.
@@ -300,14 +303,24 @@ def _status_row(report: checks.EntryReport) -> dict:
 @cli.command()
 @click.argument("entry")
 @click.option("--as", "name", required=True, metavar="NAME", help="The reviewer's real name.")
+@click.option("--key", "key_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The reviewer's Ed25519 private key (OpenSSH format; default: $GLOSSARY_SIGNING_KEY, "
+                   "else ~/.ssh/id_ed25519). Its public half must be listed under NAME in "
+                   "trust/people.allowed_signers.")
+@click.option("--passphrase-env", metavar="VAR", default=None,
+              help="Read the key's passphrase from this environment variable.")
 @click.option("--date", "date", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
               help="The review date, YYYY-MM-DD (default: today).")
 @click.pass_context
-def sign(ctx: click.Context, entry: str, name: str, date: dt.datetime | None) -> None:
-    """Sign ENTRY's review as NAME, bound to its text, kernels and recorded results.
+def sign(ctx: click.Context, entry: str, name: str, key_file: Path | None, passphrase_env: str | None,
+         date: dt.datetime | None) -> None:
+    """Sign ENTRY's review as NAME with NAME's key, bound to its text, kernels and recorded results.
 
     Writes reviewer, reviewed_on and review_fingerprint into the front-matter,
-    changing nothing else.  Refuses the author's name and placeholders.
+    changing nothing else, and the signed review beside the entry
+    (entries/<slug>/review.dsse.json). Refuses the author's name and key,
+    placeholders, and a key the repository does not list under NAME. Under
+    `trust: names` no key is needed and the review is recorded by name only.
     """
     entries_dir = _entries_dir(ctx)
     try:
@@ -319,32 +332,135 @@ def sign(ctx: click.Context, entry: str, name: str, date: dt.datetime | None) ->
     if problem:
         raise Problems(f"not signed: {problem}")
     try:
+        policy = Options.for_project(entries_dir).load_trust()
+    except GlossaryError as err:
+        raise Problems(f"not signed: {err}") from None
+    signer = None
+    if policy.signed:
+        signer = _reviewer_key(key_file, passphrase_env)
+        why = trust.signing_problem(target, name, signer, policy)
+        if why:
+            raise Problems(f"not signed: {why}")
+    try:
         results = store.load_results(target.folder)
     except store.StoreError as err:
         raise Problems(f"not signed: {err}") from None
     day = date.date() if date else dt.date.today()
     raw = target.path.read_bytes()
     try:
-        signed, _ = review.sign_entry(target, raw.decode("utf-8"), name, day, results)
+        signed, fingerprint = review.sign_entry(target, raw.decode("utf-8"), name, day, results)
     except review.ReviewError as err:
         raise Problems(f"not signed: {target.path}: {err}") from None
     _write_atomic(target.path, signed.encode("utf-8"))
+    envelope = trust.review_path(target)
+    old_envelope = envelope.read_bytes() if envelope.exists() else None
     try:
-        again = review.review_of(parse_entry(target.path, entries_dir), results)
-        why = again.status
+        again_entry = parse_entry(target.path, entries_dir)
+        if signer is not None:
+            trust.write_review_signature(again_entry, again_entry.meta.reviewer, day, fingerprint, signer)
+        judged = assess.assess(again_entry, results, policy)
+        again, why = judged.review, judged.review.status
+        refused = [f.message for f in judged.refusals if f.check in ("gate", "review")]
     except EntryError as err:
-        again, why = None, str(err)
-    if again is None or again.status != "current":
+        again, why, refused = None, str(err), []
+    if again is None or again.status != "current" or refused:
         _write_atomic(target.path, raw)
-        raise Problems(f"not signed: re-reading {target.path} after signing did not give a current review "
-                       f"({why}); the file is unchanged")
+        if old_envelope is None:
+            envelope.unlink(missing_ok=True)
+        else:
+            _write_atomic(envelope, old_envelope)
+        raise Problems(f"not signed: re-reading {target.path} after signing did not give a current, signed "
+                       f"review ({'; '.join(refused) or why}); the files are unchanged")
     out = _out()
-    out.print(f"Signed {escape(slug)} as {escape(' '.join(name.split()))} on {day.isoformat()}: "
+    how = (f"with key {signer.public.keyid}" if signer is not None else "by name only (trust: names)")
+    out.print(f"Signed {escape(slug)} as {escape(' '.join(name.split()))} on {day.isoformat()} {how}: "
               f"review fingerprint {again.short}.")
-    stale = [d.gpu for d in checks.inspect(entries_dir, [slug], lint=False)[0][0].devices if d.stale]
+    stale = [d.gpu for d in checks.inspect(entries_dir, [slug], lint=False, policy=policy)[0][0].devices
+             if d.stale]
     if stale:
         out.print(f"[yellow]warning[/]: the results for {escape(', '.join(stale))} are stale; re-measuring them "
                   f"will make this review stale too.")
+
+
+def _reviewer_key(key_file: Path | None, passphrase_env: str | None) -> attest.Signer:
+    path = key_file or Path(os.environ.get("GLOSSARY_SIGNING_KEY") or Path.home() / ".ssh" / "id_ed25519")
+    password = os.environ.get(passphrase_env, "").encode() if passphrase_env else None
+    try:
+        return attest.Signer.from_file(path.expanduser(), password=password)
+    except attest.AttestError as err:
+        raise Problems(f"not signed: {err}") from None
+
+
+# -- keys ---------------------------------------------------------------------------
+
+
+@cli.group()
+def node() -> None:
+    """The verification node's signing key."""
+
+
+@node.command("init")
+@click.option("--name", default=None, help="The node's name in trust/nodes.allowed_signers "
+                                           "(default: <gpu-or-host>-<date>).")
+@click.option("--key", "key_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Where to keep the private key (default: $GLOSSARY_NODE_KEY, else "
+                   "~/.config/verified-cuda-glossary/node_ed25519). Never inside the repository.")
+def node_init(name: str | None, key_file: Path | None) -> None:
+    """Make this node's Ed25519 signing key and print the line for trust/nodes.allowed_signers.
+
+    The private key stays on this machine (mode 0600); only the printed public line goes
+    into the repository, where its review makes the node trusted.
+    """
+    path = (key_file or attest.node_key_path()).expanduser().resolve()
+    repo = Path.cwd().resolve()
+    if (repo / ".git").exists() and repo in path.parents:
+        raise Problems(f"refusing to keep a private key inside the repository ({path}); choose a path outside it")
+    if path.exists():
+        raise Problems(f"{path} exists already; its public line: "
+                       f"{(path.with_name(path.name + '.pub')).read_text().strip() if path.with_name(path.name + '.pub').exists() else '?'}"
+                       f" (remove the key first to make a new one)")
+    signer = attest.Signer.generate()
+    signer.save(path)
+    today = dt.date.today()
+    label = name or f"{_node_label()}-{today.isoformat()}"
+    click.echo(f"# private key: {path} (stays on this machine)", err=True)
+    click.echo(trust.allowed_signers_line(label, signer.public, trust.RESULT_NAMESPACE, valid_after=today))
+
+
+def _node_label() -> str:
+    try:
+        from measure import runner
+
+        gpus = runner.list_gpus()
+        if gpus:
+            return store.device_key(gpus[0]["name"]) + "-node"
+    except Exception:  # no GPU, no pycuda: the host's name will do
+        pass
+    return re.sub(r"[^a-z0-9-]+", "-", os.uname().nodename.lower()).strip("-") or "node"
+
+
+@cli.group()
+def key() -> None:
+    """Public keys for the trust files."""
+
+
+@key.command("line")
+@click.option("--as", "name", required=True, metavar="NAME", help="The person's real name (or a node's name).")
+@click.option("--key", "key_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="An Ed25519 public key file (default: ~/.ssh/id_ed25519.pub).")
+@click.option("--node", "for_node", is_flag=True, help="A line for trust/nodes.allowed_signers instead.")
+def key_line(name: str, key_file: Path | None, for_node: bool) -> None:
+    """Print the allowed-signers line for NAME's public key, to add to trust/people.allowed_signers."""
+    path = (key_file or Path.home() / ".ssh" / "id_ed25519.pub").expanduser()
+    try:
+        public = attest.PublicKey.parse(path.read_text(encoding="utf-8"))
+    except (OSError, attest.AttestError) as err:
+        raise Problems(f"{path}: {getattr(err, 'strerror', None) or err}") from None
+    if not for_node and not is_real_name(name):
+        raise Problems(f"{name!r} is not a person's name")
+    namespace = trust.RESULT_NAMESPACE if for_node else trust.REVIEW_NAMESPACE
+    click.echo(trust.allowed_signers_line(" ".join(name.split()), public, namespace,
+                                          valid_after=dt.date.today() if for_node else None))
 
 
 def _load(entries_dir: Path):

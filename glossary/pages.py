@@ -172,6 +172,12 @@ class DeviceView:
     last_failure: dict | None
     l2_bytes: int | None
     path: Path | None = None
+    # Who vouches for these figures (glossary.trust): "verified" (a trusted node signed them),
+    # "unverified" (a signature is missing, invalid or by an untrusted key), "imported" (figures
+    # from elsewhere, not measured by a trusted node) or "unsigned" (trust: names).
+    attestation: str = "unsigned"
+    attested_by: str | None = None  # the trusted node's name, where verified
+    attestation_note: str = ""  # why it is unverified, in words
 
     @property
     def headline(self) -> SizeView | None:

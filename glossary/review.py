@@ -42,7 +42,7 @@ from typing import Any, Literal
 
 import yaml
 
-from glossary.gate import is_real_name, normalize_name
+from glossary.gate import is_real_name, name_problem, same_person
 from glossary.model import FRONT_MATTER_RE, Entry, EntryError, split_front_matter
 
 REVIEW_KEYS = ("reviewer", "reviewed_on", "review_fingerprint")  # the keys `glossary sign` writes
@@ -176,12 +176,15 @@ def _join(items: tuple[str, ...] | list[str]) -> str:
 def signer_problem(entry: Entry, name: str) -> str | None:
     """Why ``name`` may not sign ``entry`` (None when they may)."""
     if not is_real_name(name):
-        return f"{name!r} is not a name; sign with the reviewer's real name, e.g. --as \"Firstname Lastname\""
+        why = name_problem(name) or "is not a name"
+        return (f"{name!r}: the name {why}; sign with the reviewer's real name, e.g. "
+                f"--as \"Firstname Lastname\"")
     if not is_real_name(entry.meta.author):
         return (f"{entry.path}: the entry has no named author yet (author is {entry.meta.author!r}); "
                 f"the author puts their name in `author:` before anyone reviews")
-    if normalize_name(name) == normalize_name(entry.meta.author):
-        return f"{name!r} is the author of {entry.path.name}; a different person must review and sign"
+    if same_person(name, entry.meta.author):
+        return (f"{name!r} is the author of {entry.path.name} (or looks the same as {entry.meta.author!r}); "
+                f"a different person must review and sign")
     return None
 
 

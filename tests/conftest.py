@@ -35,8 +35,13 @@ def pytest_collection_modifyitems(config, items):
 
 
 def write_project(tmp_path: Path, entries: dict[str, str], files: dict[str, str | bytes] | None = None,
-                  extra_yaml: str = "") -> Path:
-    """A tiny MkDocs project using this repo's hook and templates, with the given entries."""
+                  extra_yaml: str = "", trust: str = "names") -> Path:
+    """A tiny MkDocs project using this repo's hook and templates, with the given entries.
+
+    ``trust`` is its ``extra.glossary.trust``: "names" by default, so tests of the names gate
+    need no keys; tests of signed results and reviews pass "signed" and write keys of their
+    own (tests/gate_fixture.py).
+    """
     project = Path(tempfile.mkdtemp(prefix="project-", dir=tmp_path))
     (project / "entries").mkdir(parents=True)
     (project / "mkdocs.yml").write_text(textwrap.dedent(f"""\
@@ -63,6 +68,7 @@ def write_project(tmp_path: Path, entries: dict[str, str], files: dict[str, str 
           glossary:
             measure: never
             templates: {ROOT / 'templates'}
+            trust: {trust}
         """) + extra_yaml)
     for slug, text in entries.items():
         (project / "entries" / f"{slug}.md").write_text(textwrap.dedent(text))

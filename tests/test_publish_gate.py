@@ -17,84 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import current_result, mkdocs, sign_entry_file, write_project
+from conftest import mkdocs, sign_entry_file
 
-DAY = dt.date(2026, 10, 2)
-
-COPY = """\
----
-title: Copy kernel
-summary: A kernel that moves every element of one buffer into another at the speed of DRAM.
-author: Ada Lovelace
-written_on: 2026-10-01
-reviewer: pending
-reviewed_on: null
-measure:
-  sources: [copy.cu]
-  reference: reference.py
-  archs: [sm_90]
-  sizes: [{n: 1048576}]
-  headline: {n: 1048576}
-  buffers: {x: {role: input}, y: {role: output}}
-  variants:
-    - name: copy
-      label: plain copy
-      bytes_per_elem: 8
-      launches: [{kernel: copy, grid: ["ceil(n / 256)"], block: [256], args: [x, y, n]}]
-    - name: copy2
-      label: copy twice
-      bytes_per_elem: 16
-      launches:
-        - {kernel: copy, grid: ["ceil(n / 256)"], block: [256], args: [x, y, n]}
-        - {kernel: copy, grid: ["ceil(n / 256)"], block: [256], args: [x, y, n]}
-  ratios: [{num: copy2, den: copy}]
-  claims:
-    - {kind: speedup_matches_bytes, num: copy2, den: copy, tolerance: 0.1, sizes: all}
----
-A copy kernel reads each element once and writes it once, so it moves eight
-bytes per float and shows what the card's memory can do.
-
-```ptx
-mov.f32 {%f2, %f3}, {%f4, %f5};
-```
-"""
-
-KERNEL = 'extern "C" __global__ void copy(const float* x, float* y, long long n)\n' \
-         '{ long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; if (i < n) y[i] = x[i]; }\n'
-REFERENCE = "import numpy as np\n\ndef reference(variant, inputs, scalars, params):\n" \
-            "    return {'y': np.asarray(inputs['x'], dtype=np.float64)}\n"
-
-
-def _result(copy2_ms: float = 0.004) -> dict:
-    n = 1 << 20
-    return {
-        "format": 1, "entry": "copy", "device": "nvidia-h200", "status": "ok", "provenance": "measured",
-        "fingerprint": None,
-        "environment": {"gpu": "NVIDIA H200", "driver": "999.1", "cuda_driver": "13.0", "nvcc": "V13.0.1",
-                        "compile_command": "nvcc -O3 -arch=sm_90", "arch": "sm_90",
-                        "captured_at": "2026-10-03T10:00:00+00:00"},
-        "method": {"warmups": 1, "runs": 3, "statistic": "mean", "timer": "cuda-events"},
-        "sizes": [{"params": {"n": n}, "elements": n, "variants": {
-            "copy": {"bytes_per_elem": 8, "samples_ms": [0.002] * 3, "stats": {"mean": 0.002}},
-            "copy2": {"bytes_per_elem": 16, "samples_ms": [copy2_ms] * 3, "stats": {"mean": copy2_ms}},
-        }}],
-    }
-
-
-def make_project(tmp_path: Path, text: str = COPY, *, result: dict | None = None, sign: bool = True,
-                 extra_entries: dict | None = None) -> Path:
-    """A project with the copy entry measured (current result) and, by default, signed."""
-    files = {"copy/copy.cu": KERNEL, "copy/reference.py": REFERENCE}
-    project = write_project(tmp_path, {"copy": text, **(extra_entries or {})}, files)
-    entries = project / "entries"
-    if result is not False:
-        data = current_result(entries, "copy", result or _result())
-        (entries / "copy" / "results").mkdir()
-        (entries / "copy" / "results" / "nvidia-h200.json").write_text(json.dumps(data, indent=1))
-    if sign:
-        sign_entry_file(entries / "copy.md", "Charles Babbage", DAY)
-    return project
-
+from gate_fixture import COPY, DAY, _result, make_project
 
 def built(project: Path, *args: str, env: dict | None = None):
     run = mkdocs(project, "build", *args, env=env)

@@ -169,12 +169,13 @@ def test_review_states(tmp_path):
 
 
 def test_build_refuses_a_stale_review_and_warns_on_a_hand_written_one(tmp_path, caplog):
+    """Under `trust: names` (tests/test_trust.py has `signed`, where a hand-written review is refused)."""
     entries = make(tmp_path)
     (entries / "copy.md").write_text(ENTRY.replace("reviewer: pending", "reviewer: Charles Babbage"))
     (entries / "copy" / "results").mkdir()
     result = current_result(entries, "copy", RESULT)
     (entries / "copy" / "results" / "nvidia-h200.json").write_text(json.dumps(result))
-    build = GlossaryBuild(Options(entries_dir=entries, templates_dir=ROOT / "templates"), logging.getLogger("t"))
+    build = GlossaryBuild(Options(entries_dir=entries, templates_dir=ROOT / "templates", trust="names"), logging.getLogger("t"))
     with caplog.at_level(logging.WARNING):
         build.load()
     assert build.verdicts["copy"].publishable, build.verdicts["copy"].reasons
@@ -183,7 +184,7 @@ def test_build_refuses_a_stale_review_and_warns_on_a_hand_written_one(tmp_path, 
     assert "not signed with `glossary sign`, so it is not bound to this exact text" in page
 
     fingerprint = sign(entries)
-    build = GlossaryBuild(Options(entries_dir=entries, templates_dir=ROOT / "templates"), logging.getLogger("t"))
+    build = GlossaryBuild(Options(entries_dir=entries, templates_dir=ROOT / "templates", trust="names"), logging.getLogger("t"))
     build.load()
     page = build.render_page("copy.md")
     assert (f"Reviewed by Charles Babbage on 2026-10-02, signed over this exact text, kernels and results "
@@ -191,7 +192,7 @@ def test_build_refuses_a_stale_review_and_warns_on_a_hand_written_one(tmp_path, 
 
     remeasured = dict(result, environment=dict(result["environment"], captured_at="2026-10-09T10:00:00+00:00"))
     (entries / "copy" / "results" / "nvidia-h200.json").write_text(json.dumps(remeasured))
-    build = GlossaryBuild(Options(entries_dir=entries, templates_dir=ROOT / "templates"), logging.getLogger("t"))
+    build = GlossaryBuild(Options(entries_dir=entries, templates_dir=ROOT / "templates", trust="names"), logging.getLogger("t"))
     build.load()
     verdict = build.verdicts["copy"]
     assert not verdict.publishable
@@ -204,7 +205,7 @@ def test_build_refuses_a_stale_review_and_warns_on_a_hand_written_one(tmp_path, 
 def test_signer_must_be_a_real_name_and_not_the_author(tmp_path):
     e = entry(make(tmp_path))
     assert "is the author" in review.signer_problem(e, "  ada   LOVELACE ")
-    assert "not a name" in review.signer_problem(e, "TBD")
+    assert "placeholder" in review.signer_problem(e, "TBD")
     assert review.signer_problem(e, "Charles Babbage") is None
     no_author = entry(make(tmp_path, ENTRY.replace("author: Ada Lovelace", "author: pending")))
     assert "no named author" in review.signer_problem(no_author, "Charles Babbage")

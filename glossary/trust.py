@@ -1,0 +1,305 @@
+"""Trust: which keys the repository trusts, and whether a result or a review verifies.
+
+Two files, reviewed like code, list the public keys in git's allowed-signers
+layout (one key a line: principal, options, key)::
+
+    # trust/nodes.allowed_signers: verification nodes
+    h200-node-2026-12-01 namespaces="glossary-result",valid-after="20261201" ssh-ed25519 AAAA...
+    # trust/people.allowed_signers: authors and reviewers
+    "Ada Lovelace" namespaces="glossary-review" ssh-ed25519 AAAA...
+
+``valid-after`` / ``valid-before`` (YYYYMMDD) bound when a key may have signed.
+Removing a line revokes the key: every result or review it signed becomes
+unverified.  A key may stand for one name only, and never for a node and a
+person at once.
+
+``extra.glossary.trust`` chooses the policy: ``signed`` (the default) needs a
+trusted node's signature on every measured result an entry shows, and the
+reviewer's signature, by a key listed under the reviewer's name and not under
+the author's, over the review; ``names`` only wants named people, and pages
+say that reviews and results are unsigned.  The signatures themselves are in-
+toto statements in DSSE envelopes (``measure.attest``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from glossary.gate import normalize_name, same_person
+from measure import attest
+from measure.attest import AttestError, PublicKey
+
+MODES = ("signed", "names")
+NODES_FILE = "trust/nodes.allowed_signers"
+PEOPLE_FILE = "trust/people.allowed_signers"
+RESULT_NAMESPACE = "glossary-result"
+REVIEW_NAMESPACE = "glossary-review"
+REVIEW_FILE = "review.dsse.json"  # beside the entry's kernels: entries/<slug>/review.dsse.json
+MAX_KEY_FILE_BYTES = 1 << 20
+_DATE = re.compile(r"^(\d{4})(\d{2})(\d{2})(?:\d{2}){0,2}(?:Z)?$")
+
+
+class TrustError(ValueError):
+    """A malformed allowed-signers file: the message names the file and the line."""
+
+
+@dataclass(frozen=True)
+class TrustedKey:
+    """One line of an allowed-signers file."""
+
+    name: str
+    key: PublicKey
+    namespaces: tuple[str, ...] | None = None  # None: any
+    valid_after: dt.date | None = None
+    valid_before: dt.date | None = None
+    where: str = ""  # file:line, for messages
+
+    def problem_at(self, when: dt.date | None, namespace: str) -> str | None:
+        """Why this key may not have signed in ``namespace`` on ``when`` (None when it may)."""
+        if self.namespaces is not None and namespace not in self.namespaces:
+            return f"key {self.key.keyid} ({self.name}) is not trusted for {namespace} ({self.where})"
+        if when is None and (self.valid_after or self.valid_before):
+            return f"the signature carries no date to check against {self.name}'s validity window"
+        if self.valid_after and when < self.valid_after:
+            return f"key {self.key.keyid} ({self.name}) is valid only from {self.valid_after} ({self.where})"
+        if self.valid_before and when >= self.valid_before:
+            return f"key {self.key.keyid} ({self.name}) expired on {self.valid_before} ({self.where})"
+        return None
+
+
+@dataclass(frozen=True)
+class Keyring:
+    """The keys of one allowed-signers file, by key id."""
+
+    path: Path | None
+    keys: dict[str, TrustedKey] = field(default_factory=dict)
+
+    def public(self) -> dict[str, PublicKey]:
+        return {k: t.key for k, t in self.keys.items()}
+
+    def of(self, name: str | None) -> list[TrustedKey]:
+        """The keys listed under ``name`` (compared as the gate compares people)."""
+        return [t for t in self.keys.values() if name and same_person(t.name, name)]
+
+
+def load_keyring(path: Path) -> Keyring:
+    """Parse an allowed-signers file; a missing file is an empty keyring."""
+    if not path.is_file():
+        return Keyring(path=path)
+    if path.stat().st_size > MAX_KEY_FILE_BYTES:
+        raise TrustError(f"{path}: larger than {MAX_KEY_FILE_BYTES // 1024} KiB; it should list a few keys")
+    keys: dict[str, TrustedKey] = {}
+    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        where = f"{path}:{number}"
+        trusted = _parse_line(line, where)
+        first = keys.get(trusted.key.keyid)
+        if first is not None:
+            raise TrustError(f"{where}: key {trusted.key.keyid} is already listed for {first.name!r} "
+                             f"({first.where}); one key stands for one signer")
+        keys[trusted.key.keyid] = trusted
+    return Keyring(path=path, keys=keys)
+
+
+def _parse_line(line: str, where: str) -> TrustedKey:
+    try:
+        fields = shlex.split(line, posix=True)
+    except ValueError as err:
+        raise TrustError(f"{where}: cannot read the line ({err})") from None
+    try:
+        at = fields.index("ssh-ed25519")
+    except ValueError:
+        raise TrustError(f"{where}: expected 'NAME [options] ssh-ed25519 AAAA...'; only Ed25519 keys are "
+                         f"supported") from None
+    if at not in (1, 2) or at + 1 >= len(fields):
+        raise TrustError(f"{where}: expected 'NAME [options] ssh-ed25519 AAAA...'")
+    name = fields[0]
+    if not normalize_name(name):
+        raise TrustError(f"{where}: the line names no signer")
+    try:
+        key = PublicKey.parse(f"ssh-ed25519 {fields[at + 1]}")
+    except AttestError as err:
+        raise TrustError(f"{where}: {err}") from None
+    options = _options(fields[1] if at == 2 else "", where)
+    return TrustedKey(name=name, key=key, namespaces=options.get("namespaces"),
+                      valid_after=options.get("valid-after"), valid_before=options.get("valid-before"), where=where)
+
+
+def _options(text: str, where: str) -> dict:
+    out: dict = {}
+    for item in filter(None, (o.strip() for o in text.split(","))):
+        name, _, value = item.partition("=")
+        value = value.strip('"')
+        if name == "namespaces":
+            out["namespaces"] = tuple(v for v in value.split("|") if v) or None
+            continue
+        if name in ("valid-after", "valid-before"):
+            match = _DATE.match(value)
+            if not match:
+                raise TrustError(f"{where}: {name} expects YYYYMMDD, found {value!r}")
+            out[name] = dt.date(*map(int, match.groups()[:3]))
+            continue
+        raise TrustError(f"{where}: unknown option {name!r} (known: namespaces, valid-after, valid-before)")
+    return out
+
+
+def allowed_signers_line(name: str, key: PublicKey, namespace: str, valid_after: dt.date | None = None) -> str:
+    """The line to add to an allowed-signers file for ``key``."""
+    principal = f'"{name}"' if re.search(r'[\s,"]', name) else name
+    options = [f'namespaces="{namespace}"']
+    if valid_after:
+        options.append(f'valid-after="{valid_after:%Y%m%d}"')
+    return f"{principal} {','.join(options)} {key.line}"
+
+
+# -- the policy --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Trust:
+    """The project's trust policy and keys."""
+
+    mode: Literal["signed", "names"] = "signed"
+    nodes: Keyring = field(default_factory=lambda: Keyring(path=None))
+    people: Keyring = field(default_factory=lambda: Keyring(path=None))
+
+    @property
+    def signed(self) -> bool:
+        return self.mode == "signed"
+
+
+def load_trust(root: Path, mode: str = "signed", nodes_file: str = NODES_FILE,
+               people_file: str = PEOPLE_FILE) -> Trust:
+    """The trust files under ``root`` (the folder of mkdocs.yml); TrustError names a bad line."""
+    if mode not in MODES:
+        raise TrustError(f"extra.glossary.trust: expected one of {', '.join(MODES)}, found {mode!r}")
+    nodes, people = load_keyring(root / nodes_file), load_keyring(root / people_file)
+    both = set(nodes.keys) & set(people.keys)
+    if both:
+        keyid = sorted(both)[0]
+        raise TrustError(f"{nodes.keys[keyid].where} and {people.keys[keyid].where}: key {keyid} is listed as a "
+                         f"node and as a person; a node key signs results only")
+    return Trust(mode=mode, nodes=nodes, people=people)
+
+
+@dataclass(frozen=True)
+class ResultCheck:
+    """Whether one result file verifies."""
+
+    status: Literal["verified", "unverified", "imported", "unsigned"]
+    signer: str | None = None  # the trusted key's name
+    reason: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("verified", "unsigned")
+
+
+def check_result(slug: str, device: str, data: dict, trust: Trust) -> ResultCheck:
+    """Does this result, recorded for ``slug`` on ``device``, carry a trusted node's signature?"""
+    if data.get("provenance") == "imported":
+        return ResultCheck("imported", reason="imported, not measured by a trusted node")
+    if not trust.signed:
+        return ResultCheck("unsigned", reason="results are not signed (trust: names)")
+    env = data.get(attest.SIGNATURE_KEY)
+    if env is None:
+        return ResultCheck("unverified", reason="it carries no node signature (measured without a node key, "
+                                                "or written by hand)")
+    try:
+        opened = attest.open_envelope(env, trust.nodes.public())
+        attest.check_result_statement(data, opened, slug, device)
+        trusted = trust.nodes.keys[opened.keyid]
+        why = trusted.problem_at(attest.signed_at(opened), RESULT_NAMESPACE)
+        if why:
+            return ResultCheck("unverified", reason=why)
+        failure = data.get("last_failure")
+        if isinstance(failure, dict):
+            signed_failure = attest.open_envelope(failure.get(attest.SIGNATURE_KEY), trust.nodes.public())
+            attest.check_failure_statement(failure, signed_failure, slug, device)
+    except AttestError as err:
+        return ResultCheck("unverified", reason=str(err))
+    return ResultCheck("verified", signer=trusted.name)
+
+
+# -- reviews -----------------------------------------------------------------------------
+
+
+def review_path(entry) -> Path:
+    return entry.folder / REVIEW_FILE
+
+
+def review_statement(slug: str, reviewer: str, reviewed_on: dt.date, fingerprint: str) -> dict:
+    return attest.statement(slug, attest.sha256_hex(fingerprint.encode("utf-8")), attest.REVIEW_PREDICATE, {
+        "entry": slug, "reviewer": reviewer, "reviewed_on": reviewed_on.isoformat(),
+        "review_fingerprint": fingerprint, "signed_at": attest.now()})
+
+
+def signing_problem(entry, name: str, signer: attest.Signer, trust: Trust) -> str | None:
+    """Why ``signer`` may not sign ``entry``'s review as ``name`` (None when it may)."""
+    listed = trust.people.keys.get(signer.public.keyid)
+    where = trust.people.path or PEOPLE_FILE
+    if listed is None:
+        return (f"the key {signer.public.keyid} is not in {where}; add the line `glossary key line --as "
+                f"\"{name}\"` prints, and have that change reviewed")
+    if not same_person(listed.name, name):
+        return f"the key {signer.public.keyid} is listed for {listed.name!r} in {listed.where}, not for {name!r}"
+    if any(t.key.keyid == signer.public.keyid for t in trust.people.of(entry.meta.author)):
+        return f"the key {signer.public.keyid} is the author's; a different person must review with their own key"
+    return listed.problem_at(dt.date.today(), REVIEW_NAMESPACE)
+
+
+def write_review_signature(entry, reviewer: str, reviewed_on: dt.date, fingerprint: str,
+                           signer: attest.Signer) -> Path:
+    """Sign the review and write its envelope beside the entry (entries/<slug>/review.dsse.json)."""
+    env = attest.envelope(review_statement(entry.slug, reviewer, reviewed_on, fingerprint), signer)
+    path = review_path(entry)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(env, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def check_review(entry, current_fingerprint: str, trust: Trust) -> str | None:
+    """Why the entry's review is not signed by its reviewer's trusted key (None when it is)."""
+    if not trust.signed:
+        return None
+    meta = entry.meta
+    path = review_path(entry)
+    if not path.is_file():
+        return (f"the review is not signed with the reviewer's key (no {path.name}): a reviewer field written "
+                f"by hand does not publish; the reviewer runs `glossary sign {entry.slug} --as NAME --key KEY`")
+    try:
+        if path.stat().st_size > MAX_KEY_FILE_BYTES:
+            return f"{path} is too large to be a review signature"
+        env = json.loads(path.read_text(encoding="utf-8"))
+        opened = attest.open_envelope(env, trust.people.public())
+    except (OSError, ValueError) as err:
+        return f"the review signature {path} does not verify: {err}"
+    trusted = trust.people.keys[opened.keyid]
+    st = opened.statement
+    pred = st.get("predicate") if isinstance(st.get("predicate"), dict) else {}
+    if st.get("predicateType") != attest.REVIEW_PREDICATE or pred.get("entry") != entry.slug:
+        return f"the review signature {path} is for another entry ({pred.get('entry')!r}), not {entry.slug!r}"
+    if not same_person(trusted.name, meta.reviewer):
+        return (f"the review was signed with {trusted.name!r}'s key ({trusted.where}), but the reviewer is "
+                f"{meta.reviewer!r}")
+    if pred.get("reviewer") != meta.reviewer or pred.get("reviewed_on") != (
+            meta.reviewed_on.isoformat() if meta.reviewed_on else None):
+        return (f"the signed review names {pred.get('reviewer')!r} on {pred.get('reviewed_on')}, the entry "
+                f"{meta.reviewer!r} on {meta.reviewed_on}; the reviewer signs again")
+    if pred.get("review_fingerprint") != current_fingerprint:
+        return "the signed review fingerprint is not the entry's current one; the reviewer signs again"
+    author_keys = trust.people.of(meta.author)
+    if not author_keys:
+        return f"the author {meta.author!r} has no key in {trust.people.path or PEOPLE_FILE}"
+    if any(t.key.keyid == opened.keyid for t in author_keys):
+        return "the review was signed with the author's key; a different person must review"
+    when = attest.signed_at(opened)
+    return trusted.problem_at(when, REVIEW_NAMESPACE)
