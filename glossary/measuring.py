@@ -12,7 +12,7 @@ from typing import Callable
 from glossary import pool
 from glossary.model import Entry, display_path
 from glossary.pages import entry_fingerprint
-from measure import store
+from measure import attest, store
 
 
 class NoGPU(Exception):
@@ -110,15 +110,21 @@ def _measure(entries: list[Entry], log: logging.Logger, chosen: list[dict], *, o
              "y" if len(jobs) == 1 else "ies", len(chosen), names, deadline_s)
     by_slug = {e.slug: e for e in entries}
     gpu_names = {g["index"]: g["name"] for g in chosen}
+    signer = node_signer(log)
 
     def record(outcome: pool.Outcome) -> None:
         entry, job = by_slug[outcome.job.slug], outcome.job
         if outcome.ok:
-            path = store.record_success(entry.folder, outcome.result)
-            log.info("%s: recorded %s (%.0f s)", entry.slug, display_path(path), outcome.seconds)
+            result = attest.sign_result(outcome.result, signer) if signer else outcome.result
+            path = store.record_success(entry.folder, result)
+            log.info("%s: recorded %s (%.0f s)%s", entry.slug, display_path(path), outcome.seconds,
+                     f", signed by node key {signer.public.keyid}" if signer else ", unsigned")
         else:
             gpu = gpu_names.get(outcome.gpu, job.device)
-            store.record_failure(entry.folder, _failure(entry, job.device, gpu, job.fingerprint, outcome.error))
+            failure = _failure(entry, job.device, gpu, job.fingerprint, outcome.error)
+            if signer:
+                failure = attest.sign_failure(entry.slug, job.device, failure, signer)
+            store.record_failure(entry.folder, failure)
             log.warning("%s: measurement on %s failed, recorded results kept: %s", entry.slug, gpu, outcome.error)
         if on_done is not None:
             on_done(outcome)
@@ -132,6 +138,21 @@ def _measure(entries: list[Entry], log: logging.Logger, chosen: list[dict], *, o
         log.warning("measurement failed for %d of %d job(s); their last good results (if any) are kept:\n%s",
                     len(failed), len(outcomes), lines)
     return outcomes
+
+
+def node_signer(log: logging.Logger) -> attest.Signer | None:
+    """This node's signing key; without one, results are recorded unsigned, and the log says so."""
+    try:
+        signer = attest.node_signer()
+    except attest.AttestError as err:
+        log.warning("the node key %s cannot be used (%s); results are recorded unsigned and will not "
+                    "publish under trust: signed", attest.node_key_path(), err)
+        return None
+    if signer is None:
+        log.warning("this node has no signing key (%s); results are recorded unsigned and will not publish "
+                    "under trust: signed: run `glossary node init` and add its line to "
+                    "trust/nodes.allowed_signers (docs/maintainers/trust.md)", attest.node_key_path())
+    return signer
 
 
 def headline(error: str) -> str:
