@@ -16,6 +16,19 @@ log() { printf '\n===== %s =====\n' "$*" | tee -a "$out/verify.log"; }
 log "GPU"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv 2>&1 | tee -a "$out/verify.log"
 
+log "node key: made here, its private half never leaves this machine"
+if [ ! -f "${GLOSSARY_NODE_KEY:-$HOME/.config/verified-cuda-glossary/node_ed25519}" ]; then
+    gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr 'A-Z ' 'a-z-')
+    python3 -m glossary.cli node init --name "${gpu:-gpu}-node-$(date -u +%Y-%m-%d-%H%M)" > "$out/node.allowed_signers"
+fi
+cat "$out/node.allowed_signers" 2>/dev/null | tee -a "$out/verify.log"
+echo "add that line to trust/nodes.allowed_signers (a reviewed change) so the results signed here verify" | tee -a "$out/verify.log"
+
+if [ "${VERIFY_ALL:-0}" = 1 ]; then
+    log "re-measure every entry (VERIFY_ALL=1), signed with this node's key"
+    python3 -m glossary.cli measure --all 2>&1 | tee "$out/measure-all.log" | tail -n 30 | tee -a "$out/verify.log"
+fi
+
 log "GPU tests (pytest -m gpu)"
 python3 -m pytest -m gpu -q -p no:cacheprovider 2>&1 | tee "$out/pytest-gpu.log" | tail -n 15 | tee -a "$out/verify.log"
 
