@@ -12,6 +12,9 @@ import json
 from glossary.pages import DeviceView, PageModel, SizeView
 
 EXPORT_FORMAT = 1
+# Characters that could end a <script> or an HTML attribute the JSON is pasted into, or a line of
+# JavaScript (U+2028/9), written as \uXXXX: the same data to a JSON reader, inert where inlined.
+SCRIPT_SAFE = {ord(c): f"\\u{ord(c):04x}" for c in "<>&'\u2028\u2029"}
 
 
 def page_url(slug: str, directory_urls: bool = True) -> str:
@@ -29,7 +32,13 @@ def export(models: list[PageModel], directory_urls: bool = True) -> dict:
 
 def export_json(models: list[PageModel], directory_urls: bool = True) -> str:
     """``export`` as stable, indented JSON text."""
-    return json.dumps(export(models, directory_urls), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    return dumps(export(models, directory_urls))
+
+
+def dumps(data: object) -> str:
+    """Indented JSON, UTF-8 text kept, with <, >, &, ' and U+2028/9 escaped (``SCRIPT_SAFE``): the
+    file can be inlined in a page.  They occur only inside strings, so escaping the text is exact."""
+    return json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False).translate(SCRIPT_SAFE) + "\n"
 
 
 def _entry(model: PageModel, directory_urls: bool) -> dict:

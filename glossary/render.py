@@ -4,39 +4,105 @@ Templates live in the project's ``templates/`` folder.  The environment is
 sandboxed and uses StrictUndefined: a value a template asks for and the model
 lacks fails the build instead of rendering blank.  Author-written text reaches
 templates only as values; it is never itself evaluated as a template here.
+
+Escape by default: every ``{{ ... }}`` output is escaped as inert Markdown text
+unless it is a number or a ``Safe`` string, which only the escaping filters make,
+one per place a value lands: ``text`` (Markdown text), ``cell`` (a table cell),
+``quoted`` (a block title in quotes), ``attr`` (a raw HTML attribute), ``code``
+(a code span), ``code_block`` (a fenced block), ``url`` (a link target),
+``tojson`` (JSON, YAML front-matter) and the number formats.  The entry body is
+the one value marked ``verbatim``.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import jinja2
+import jinja2.filters
 from jinja2.sandbox import SandboxedEnvironment
 
-from glossary import claims, figures, tags
+from glossary import claims, export, figures, tags, tooltips
 from glossary.gate import is_real_name
 from glossary.review import short_fingerprint
 from glossary.pages import PageModel
 
 
-# Syntax that makes markup: links and images ([ ]), attribute lists and template braces ({ }),
-# and the escape itself.  Emphasis and code spans are left alone: they cannot inject anything.
-_MARKDOWN_ACTIVE = re.compile(r"([\\{}\[\]])")
+# -- escaping: every value is text unless a filter made it safe for where it lands --------------------
+
+
+class Safe(str):
+    """Markdown that goes into a page as it is: made by an escaping filter, or marked ``verbatim``.
+
+    Every ``{{ ... }}`` output that is not ``Safe`` (nor a number) is escaped as inert text by the
+    environment's ``finalize`` hook, so a template that forgets a filter still prints an escaped
+    value.  Any string operation on a ``Safe`` (slicing, joining, ``~``) gives a plain ``str``
+    again, which is escaped.  Jinja's own ``Markup`` (``|safe``, ``|e``) is not trusted: it is
+    HTML-safe, not Markdown-safe (``[x](javascript:...)`` is plain HTML text).
+    """
+
+    __slots__ = ()
+
+
+def verbatim(markdown: str) -> Safe:
+    """Mark Markdown that goes through unescaped.  Only the entry body, which the author wrote as
+    Markdown and ``glossary.bind`` rendered, is marked so; everything else goes through a filter."""
+    return Safe(markdown)
+
+
+# Syntax that makes markup inline: links and images ([ ]), attribute lists and template braces
+# ({ }), code spans (a backtick of a value would pair with one the template opens), "*" emphasis
+# (so {{ 7*7 }} shows as typed) and the escape itself.  "_" is left alone: identifiers such as
+# chain_fused are everywhere, Python-Markdown does not emphasise inside words, and emphasis
+# cannot inject anything.
+_MARKDOWN_ACTIVE = re.compile(r"([\\`*{}\[\]])")
+# What opens a block where a value starts a line: a heading, an admonition (!!!), details (???),
+# a tab (===), a fence (~~~), a table row, a list item, a rule; the character is written as a
+# numeric reference, which renders as itself.  ("<" and ">" are escaped anyway.)
+_BLOCK_START = re.compile(r"[#!?=~|:]|[-+_](?= |[-+_ ]*$)|\d{1,9}(?=[.)](?: |$))")
+# C0 and C1 controls (Python-Markdown's own placeholders are built from STX and ETX) and lone
+# surrogates (no UTF-8 file can hold them).
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _one_line(value: Any) -> str:
+    return _CONTROLS.sub("", " ".join(str(value).split()))
 
 
 def plain_text(value: Any) -> str:
     """Author-written text (a title, summary, name, label) as inert Markdown: shown as typed.
 
-    HTML is escaped and link and attribute syntax backslash-escaped, so a <script>, a link, an
-    attribute list ({: onclick=...}) or template braces render as the characters typed and
-    never as markup; line breaks collapse, so the text cannot open a block of its own.
+    HTML is escaped and link, attribute, code and ``*`` syntax backslash-escaped, so a <script>,
+    a link, an attribute list ({: onclick=...}) or template braces render as the characters typed
+    and never as markup; line breaks collapse and a leading block marker (#, !!!, -, 1.) is written
+    as a character reference, so the text cannot open a block of its own.
     """
-    text = " ".join(str(value).split())
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MARKDOWN_ACTIVE.sub(r"\\\1", text)
+    text = _one_line(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = _MARKDOWN_ACTIVE.sub(r"\\\1", text)
+    start = _BLOCK_START.match(text)
+    if start:
+        at = start.end() if start.group().isdigit() else 0  # "1." -> "1&#46;"
+        text = f"{text[:at]}&#{ord(text[at])};{text[at + 1:]}"
+    return text
+
+
+def _finalize(value: Any) -> Any:
+    """Every ``{{ ... }}`` output: ``Safe`` as it is, numbers as they are, anything else as text
+    (keeping a space at either end, so ``{{ ", " if not loop.last }}`` still separates)."""
+    if isinstance(value, Safe):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    raw = str(value)
+    text = plain_text(raw)
+    if not text:
+        return " " if raw[:1].isspace() else ""
+    return f"{' ' if raw[:1].isspace() else ''}{text}{' ' if raw[-1:].isspace() else ''}"
 
 
 def safe_meta(meta: dict) -> dict:
@@ -48,7 +114,7 @@ def safe_meta(meta: dict) -> dict:
     """
     def clean(value: Any) -> Any:
         if isinstance(value, str):
-            return html.escape(" ".join(value.split()), quote=True)
+            return html.escape(_one_line(value), quote=True)
         if isinstance(value, list):
             return [clean(v) for v in value]
         return value
@@ -56,14 +122,90 @@ def safe_meta(meta: dict) -> dict:
     return {key: clean(value) for key, value in meta.items()}
 
 
-def _url(value: Any) -> str:
-    """A URL safe as a Markdown link target: brackets that would end the link are percent-encoded."""
-    return str(value).replace("(", "%28").replace(")", "%29").replace(" ", "%20")
+def _text(value: Any) -> Safe:
+    """Markdown text: a paragraph, a list item, a link's text, an image's alt text."""
+    return Safe(plain_text(value))
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any) -> Safe:
     """Text safe inside a Markdown table cell."""
-    return plain_text(value).replace("|", "\\|")
+    return Safe(plain_text(value).replace("|", "\\|"))
+
+
+def _quoted(value: Any) -> Safe:
+    """Text inside the double quotes of a block's title: ``=== "..."``, ``!!! note "..."``, ``??? note "..."``."""
+    return Safe(plain_text(value).replace('"', "&quot;"))
+
+
+def _attr(value: Any) -> Safe:
+    """The value of an attribute of raw HTML in a template, ``<span title="...">``.  Markdown leaves
+    raw HTML as it is, so no Markdown escaping; Material's tooltips show a ``title`` as HTML, so the
+    text is escaped as HTML twice (``tooltips.title_text``) and its quotes once."""
+    return Safe(tooltips.title_text(_one_line(value)).replace('"', "&quot;"))
+
+
+def _code(value: Any) -> Safe:
+    """An inline code span around the value, shown exactly as typed (on one line): its backtick fence
+    is longer than any run of backticks inside."""
+    text = _one_line(value).strip()
+    if not text:
+        return Safe("")
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return Safe(f"{fence}{pad}{text}{pad}{fence}")
+
+
+def _code_block(value: Any, lang: str = "") -> Safe:
+    """A fenced code block of the value, verbatim: the fence outlasts every fence-like run inside."""
+    code = str(value).rstrip("\n")
+    longest = max((len(run) for run in re.findall(r"`{3,}|~{3,}", code)), default=0)
+    fence = "`" * max(3, longest + 1)
+    lang = lang if re.fullmatch(r"[A-Za-z0-9_+-]*", str(lang)) else ""
+    return Safe(f"{fence}{lang}\n{code}\n{fence}")
+
+
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
+_URL_SCHEMES = ("http", "https", "mailto")
+
+
+def _url(value: Any) -> Safe:
+    """A URL safe as a Markdown link target: an http(s) or mailto URL, or a relative path, with every
+    character that could end the target or the attribute percent-encoded; any other scheme
+    (javascript:, data:) becomes "#"."""
+    text = _CONTROLS.sub("", str(value).strip())
+    scheme = _SCHEME.match(text)
+    if scheme and scheme.group(1).lower() not in _URL_SCHEMES:
+        return Safe("#")
+    return Safe(quote(text, safe="/:?#@!$&*+,;=%-._~"))
+
+
+_INERT_JSON = {**export.SCRIPT_SAFE, **{ord(c): f"\\u{ord(c):04x}" for c in "[](){}`|"}}
+
+
+def _tojson(value: Any, indent: int | None = None) -> Safe:
+    """JSON whose strings hold no character that is markup in HTML, YAML front-matter or Markdown
+    (<, >, &, ', [ ], ( ), { }, `, |, U+2028/9 written as \\uXXXX): inert wherever it lands."""
+    if isinstance(value, str):
+        return Safe(json.dumps(value, ensure_ascii=False).translate(_INERT_JSON))
+    if isinstance(value, dict):
+        return Safe("{" + ", ".join(f"{_tojson(str(k))}: {_tojson(v)}" for k, v in sorted(value.items())) + "}")
+    if isinstance(value, (list, tuple)):
+        return Safe("[" + ", ".join(_tojson(v) for v in value) + "]")
+    return Safe(json.dumps(value, allow_nan=False))
+
+
+def _indent(value: Any, width: int | str = 4, first: bool = False, blank: bool = False) -> str:
+    """Jinja's ``indent``, keeping a ``Safe`` value safe (indenting adds no markup)."""
+    out = jinja2.filters.do_indent(str(value), width, first, blank)
+    return Safe(out) if isinstance(value, Safe) else out
+
+
+def _number(format_number):
+    """A number's formatter whose output is safe when it was given a number (and only then)."""
+    def fmt(value: Any, *args: Any) -> str:
+        text = format_number(value, *args)
+        return Safe(text) if isinstance(value, (int, float)) and not isinstance(value, bool) else text
+    return fmt
 
 
 def _compile_command(command: str) -> str:
@@ -72,24 +214,33 @@ def _compile_command(command: str) -> str:
 
 
 def make_env(templates_dir: Path) -> SandboxedEnvironment:
+    """The sandboxed, strict template environment; every output is escaped unless a filter made it
+    ``Safe`` for the place it lands (see ``Safe``)."""
     env = SandboxedEnvironment(
         loader=jinja2.FileSystemLoader(str(templates_dir)),
         undefined=jinja2.StrictUndefined,
-        autoescape=False,
+        autoescape=False,  # HTML escaping is the wrong escape for Markdown: finalize escapes instead
+        finalize=_finalize,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
     env.filters.update(
-        ms=figures.fmt_ms,
-        fixed=figures.fmt_fixed,
-        int_commas=figures.fmt_int,
-        bytes=figures.fmt_bytes,
-        bpe=figures.fmt_bpe,
-        bpe1=lambda v: f"{v:.1f}",
+        ms=_number(figures.fmt_ms),
+        fixed=_number(figures.fmt_fixed),
+        int_commas=_number(figures.fmt_int),
+        bytes=_number(figures.fmt_bytes),
+        bpe=_number(figures.fmt_bpe),
+        bpe1=_number(lambda v: f"{v:.1f}"),
+        text=_text,
         cell=_cell,
-        text=plain_text,
+        quoted=_quoted,
+        attr=_attr,
+        code=_code,
+        code_block=_code_block,
         url=_url,
+        tojson=_tojson,
+        indent=_indent,
         compile_command=_compile_command,
     )
     return env
@@ -157,11 +308,14 @@ def render_entry(env: SandboxedEnvironment, model: PageModel, hidden: set[str] =
     """
     context = entry_context(model)
     context["page"].update(extras or {})
-    context["page"]["body"] = unlink(context["page"]["body"], hidden)
+    # The one value printed as it is: the author's Markdown, its figures rendered by glossary.bind.
+    context["page"]["body"] = verbatim(unlink(context["page"]["body"], hidden))
     return _tidy(env.get_template("entry.md.j2").render(context))
 
 
-_LINK = re.compile(r"(?<!!)\[([^\]]+)\]\((?:\./)?([a-z0-9-]+)\.md(?:#[^)\s]*)?\)")
+# Link text holds no bracket: "[^\]]+" would rescan the rest of a line from every "[" (quadratic on
+# a line of 20,000 of them); "[^\[\]]+" stops at the next one, so the scan is linear.
+_LINK = re.compile(r"(?<!!)\[([^\[\]]+)\]\((?:\./)?([a-z0-9-]+)\.md(?:#[^)\s]*)?\)")
 
 
 def unlink(markdown: str, hidden: set[str]) -> str:

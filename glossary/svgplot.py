@@ -9,6 +9,7 @@ The background stays transparent; the site's CSS inverts the image in dark mode.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape, quoteattr
 
@@ -226,10 +227,14 @@ def _n(value: float) -> str:
     return "0" if text == "-0" else text
 
 
+# Characters XML 1.0 cannot hold (controls, lone surrogates): a label with one would make the file unreadable.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
 def _text(x: float, y: float, text: str, size: float = FONT, anchor: str = "start", color: str = INK,
           extra: str = "") -> str:
     return (f'<text x="{_n(x)}" y="{_n(y)}" font-size="{_n(size)}" text-anchor="{anchor}" fill="{color}"'
-            f"{extra}>{escape(text)}</text>")
+            f"{extra}>{escape(_NOT_XML.sub('', text))}</text>")
 
 
 def _stroke(color: str, width: float, dash: str, opacity: float = 1.0) -> str:

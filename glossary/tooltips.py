@@ -9,6 +9,7 @@ Refused entries are never passed in, so they contribute none.
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass, field
 
@@ -34,15 +35,28 @@ class Term:
         object.__setattr__(self, "pattern", re.compile(rf"(?<![\w-]){re.escape(self.spelling)}(?![\w-])"))
 
 
+# Python-Markdown's abbr extension reads "*[spelling]: definition" with the pattern
+# ^[*]\[([^\\]*?)\][ ]?:[ ]*(.*)$: a spelling holding a backslash or a bracket would leave the line
+# unread, a paragraph of its own where the definition is live Markdown and HTML.  Read as a
+# definition, the text becomes the <abbr title="..."> attribute (see ``title_text``).
+_SPELLING_BREAKS = re.compile(r"[\\\[\]\x00-\x1f\x7f-\x9f]")
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
 def terms(entries: list[Entry]) -> list[Term]:
-    """Every spelling of the given entries, longest first (so 'CUDA graph' beats 'CUDA')."""
+    """Every spelling of the given entries, longest first (so 'CUDA graph' beats 'CUDA').
+
+    A spelling that the abbreviation syntax cannot hold (a backslash or a bracket) gets no
+    tooltip, and neither does an entry whose definition would read as the syntax that removes one."""
     out: dict[str, Term] = {}
     for entry in entries:
-        definition = " ".join(entry.meta.summary.split())
+        definition = _CONTROLS.sub("", " ".join(entry.meta.summary.split()))
+        if definition in ("", "''", '""'):
+            continue
         spellings = [entry.meta.title, _lower_first(entry.meta.title), *entry.meta.abbreviations]
         for spelling in spellings:
             spelling = " ".join(spelling.split())
-            if spelling and "]" not in spelling and spelling not in out:
+            if spelling and not _SPELLING_BREAKS.search(spelling) and spelling not in out:
                 out[spelling] = Term(entry.slug, spelling, definition)
     return sorted(out.values(), key=lambda t: (-len(t.spelling), t.spelling))
 
@@ -63,8 +77,20 @@ def definitions(markdown: str, all_terms: list[Term], own_slug: str | None) -> l
         if term.slug == own_slug or not term.words <= present:
             continue
         if term.pattern.search(markdown):
-            lines.append(f"*[{term.spelling}]: {term.definition}")
+            lines.append(f"*[{term.spelling}]: {title_text(term.definition)}")
     return lines
+
+
+def title_text(text: str) -> str:
+    """``text`` as an abbreviation's definition, so that the page shows it as typed.
+
+    Material's tooltips (``content.tooltips``) put an element's ``title`` into the page as HTML,
+    so the attribute's value must be HTML-escaped text; Python-Markdown's serializer keeps
+    character references in an attribute as they are (``&lt;`` stays ``&lt;`` and would reach the
+    tooltip as ``<``), so the text is escaped twice: ``<`` is written ``&amp;lt;``, the attribute
+    holds ``&lt;`` and the tooltip shows ``<``.
+    """
+    return html.escape(html.escape(text, quote=False), quote=False)
 
 
 def append(markdown: str, all_terms: list[Term], own_slug: str | None) -> str:

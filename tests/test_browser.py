@@ -149,3 +149,73 @@ def test_tooltip_shows_definition_on_hover(page, base_url):
     expect(tooltip).to_be_visible()
     expect(tooltip).to_contain_text("the usual yardstick of memory bandwidth")
     assert page.locator("article abbr", has_text=re.compile("bank conflict", re.I)).count() == 0
+
+
+# -- markup in every string of an entry and its results runs nowhere (tests/test_escape.py) ----------
+
+# What a payload would leave in the live DOM: an event-handler attribute, a javascript: link, a script.
+_LIVE_DOM = """() => {
+  const found = [];
+  for (const el of document.querySelectorAll("*")) {
+    for (const a of el.attributes) {
+      if (a.name.startsWith("on")) found.push(`<${el.tagName} ${a.name}>`);
+      if (["href", "src", "action", "formaction"].includes(a.name) && /^\\s*(javascript|data|vbscript):/i.test(a.value))
+        found.push(`<${el.tagName} ${a.name}=${a.value}>`);
+    }
+    if (el.tagName === "SCRIPT" && /__xss/.test(el.textContent)) found.push("<script> " + el.textContent.slice(0, 60));
+  }
+  return found;
+}"""
+
+
+@pytest.fixture(scope="module", params=["preview", "published"])
+def hostile_site(request, tmp_path_factory):
+    """The hostile fixture site of test_escape.py (a preview and a published build), served on localhost."""
+    from test_escape import build_hostile_site
+
+    site = build_hostile_site(tmp_path_factory.mktemp(f"hostile-{request.param}"),
+                              published=request.param == "published")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield site, f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+def _assert_nothing_ran(page, where: str, dialogs: list[str]) -> None:
+    page.wait_for_timeout(50)  # an <img onerror> fires once the image has failed
+    assert page.evaluate("typeof window.__xss") == "undefined", where
+    assert dialogs == [], where
+    assert page.evaluate(_LIVE_DOM) == [], where
+
+
+def test_no_payload_runs_in_any_page(page, hostile_site):
+    site, base = hostile_site
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    locations = sorted(p.relative_to(site).as_posix().removesuffix("index.html") for p in site.rglob("*.html"))
+    assert "hostile/" in locations and len(locations) > 5
+    tooltips = 0
+    for location in locations:
+        page.goto(base + location, wait_until="load")
+        _assert_nothing_ran(page, location, dialogs)
+        # What the theme builds from the page's text once a reader touches it: tooltips, tabs, details.
+        for handle in page.locator("article abbr, .tabbed-labels > label, details > summary").element_handles()[:20]:
+            handle.scroll_into_view_if_needed()
+            handle.hover()
+            if page.evaluate("e => e.tagName !== 'ABBR'", handle):
+                handle.click()
+        tooltips += page.locator(".md-tooltip2").count()
+        _assert_nothing_ran(page, location + " (after hovering and opening)", dialogs)
+    assert tooltips, "no tooltip was drawn: the hostile summary's tooltip went untested"
+    page.goto(base + "hostile/", wait_until="load")
+    # Search results are drawn from the index's HTML: search for a payload's words.
+    box = page.locator("input.md-search__input")
+    box.click()
+    meta = page.locator(".md-search-result__meta")
+    expect(meta).not_to_have_text(re.compile(r"Initializing", re.I))
+    box.press_sequentially("window xss script", delay=20)
+    expect(meta).to_contain_text(re.compile(r"\d+ matching document", re.I))
+    expect(page.locator(".md-search-result__item").first).to_be_visible()
+    _assert_nothing_ran(page, "search results", dialogs)

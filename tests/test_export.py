@@ -56,3 +56,11 @@ def test_built_site_has_glossary_json(tmp_path):
     assert [r["gpu"] for r in triad["results"]] == ["Fixture GPU A", "Fixture GPU B"]
     assert data["entries"][0]["related"] == ["stream-triad"]
     assert "bank-conflict" not in (site / "glossary.json").read_text()
+
+
+def test_export_json_is_safe_to_inline_and_reads_back_the_same():
+    models = kernel_fusion_models(preview=True)
+    text = export.export_json(models)
+    assert not set("<>&'\u2028\u2029") & set(text)
+    assert "lesson\\u0027s own run" in text  # the T4 import note, as \uXXXX
+    assert json.loads(text) == export.export(models)
