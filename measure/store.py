@@ -20,6 +20,12 @@ they travel (and are left out) with the entry.  A file holds:
 A failed measurement never replaces a good one: ``record_failure`` only adds
 ``last_failure`` to an existing file.
 
+Reading is strict and bounded: ``load_file`` refuses a file over MAX_FILE_BYTES, JSON
+nested past MAX_DEPTH or with a key given twice, another format, and anything that does
+not fit the model in ``measure.results`` (an unknown key, a missing field, a wrong type, a
+statistic that is 0 or NaN ...), with a StoreError naming the file and the dotted key.
+It returns the plain data; ``load_result`` returns the typed ``Result``.
+
 Crash and concurrency safety: every write goes to a temporary file that is
 fsynced and renamed over the old one, so a writer killed mid-write (SIGKILL,
 power loss) leaves the previous complete file.  ``record_success`` and
@@ -37,15 +43,21 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
 from pathlib import Path
 from typing import Iterator
 from typing import Any
 
-from measure import HARNESS_VERSION
+from glossary.typed import SchemaError
+from measure import HARNESS_VERSION, results
+from measure.results import Result
 
-RESULT_FORMAT = 1
+RESULT_FORMAT = results.FORMAT
 LOCK_NAME = ".lock"
+# Bounded work on a hostile file: the runner's largest files are about 100 KB, nested 10 deep.
+MAX_FILE_BYTES = 16 * 2**20
+MAX_DEPTH = 32
 
 
 class StoreError(ValueError):
@@ -100,14 +112,65 @@ def load_results(entry_dir: Path) -> dict[str, dict]:
 
 
 def load_file(path: Path) -> dict:
+    """A results file's data, validated against ``measure.results.Result`` (plain JSON data, as written).
+
+    Raises StoreError naming the file, and the dotted key where the data does not fit the model."""
+    data = _read_data(path)
+    _validate(path, data)
+    return data
+
+
+def load_result(path: Path) -> Result:
+    """A results file as the typed model."""
+    data = _read_data(path)
+    return _validate(path, data)
+
+
+def _validate(path: Path, data: dict) -> Result:
+    """``data`` (read from ``path``) as a Result; StoreError naming the file and the key where it does not fit."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
-        raise StoreError(f"{path}: cannot read results file: {err}") from None
+        result = results.parse(data)
+    except SchemaError as err:
+        raise StoreError(f"{_shown(path)}, key {err.key!r}: {err.message}"
+                         if err.key else f"{_shown(path)}: {err.message}") from None
+    where = {"device": path.stem, "entry": path.parent.parent.name}
+    for key, expected in where.items():
+        found = getattr(result, key)
+        if found != expected:
+            raise StoreError(f"{_shown(path)}, key {key!r}: expected {expected!r} (the file's place: "
+                             f"entries/<entry>/results/<device>.json), found {found!r}")
+    return result
+
+
+def _read_data(path: Path) -> dict:
+    """The JSON data of a results file of this glossary's format, read with bounded work (size,
+    nesting, no duplicate keys); not yet checked against the model."""
+    shown = _shown(path)
+    try:
+        mode = os.lstat(path).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+            raise StoreError(f"{shown}: results file is {kind}; results are plain files in the entry's "
+                             f"results/ folder")
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as err:
+        raise StoreError(f"{shown}: cannot read results file: {err}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise StoreError(f"{shown}: results file is larger than {MAX_FILE_BYTES // 2**20} MB; "
+                         f"the harness writes well under 1 MB, so this is not one of its files")
+    try:
+        data = json.loads(raw.decode("utf-8"), object_pairs_hook=_unique_keys)
+    except RecursionError:
+        raise StoreError(f"{shown}: cannot read results file: nested more than {MAX_DEPTH} levels deep") from None
+    except (UnicodeDecodeError, ValueError) as err:
+        raise StoreError(f"{shown}: cannot read results file: {err}") from None
+    if _depth(data) > MAX_DEPTH:
+        raise StoreError(f"{shown}: cannot read results file: nested more than {MAX_DEPTH} levels deep")
     if not isinstance(data, dict) or "format" not in data:
-        raise StoreError(f"{path}: not a results file (no 'format' key)")
+        raise StoreError(f"{shown}: not a results file (no 'format' key)")
     found = data["format"]
-    if found != RESULT_FORMAT:
+    if found != RESULT_FORMAT or isinstance(found, bool):
         slug = path.parent.parent.name
         if isinstance(found, int) and not isinstance(found, bool) and found > RESULT_FORMAT:
             advice = ("it was written by a newer glossary; upgrade the glossary package "
@@ -115,9 +178,47 @@ def load_file(path: Path) -> dict:
         else:
             advice = (f"re-measure it on the verification node with `glossary measure --all {slug}` "
                       f"(or delete the file)")
-        raise StoreError(f"{path}: results format {found!r} found, this glossary reads format "
+        raise StoreError(f"{shown}: results format {found!r} found, this glossary reads format "
                          f"{RESULT_FORMAT}; {advice}")
     return data
+
+
+def _shown(path: Path) -> str:
+    """A path as messages show it: relative to the working directory where it can be."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    """A JSON object, refusing a key given twice (parsers disagree on which one counts)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(f"key {key!r} appears twice in one object")
+            seen.add(key)
+    return out
+
+
+def _depth(data: Any) -> int:
+    """How deeply lists and objects nest in ``data`` (iteratively; stops counting past MAX_DEPTH)."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        value, level = stack.pop()
+        if isinstance(value, (dict, list)):
+            deepest = max(deepest, level)
+            if level > MAX_DEPTH:
+                return level
+            items = value.values() if isinstance(value, dict) else value
+            stack.extend((item, level + 1) for item in items if isinstance(item, (dict, list)))
+    return deepest
 
 
 def write_atomic(path: Path, data: dict) -> None:
@@ -192,8 +293,10 @@ def record_failure(entry_dir: Path, failure: dict) -> Path:
         path = folder / f"{failure['device']}.json"
         existing = None
         if path.exists():
+            # Read, not validated: a good result the model refuses (a hand edit, a newer runner's key)
+            # is still never replaced by a failure; the build names its problem.
             try:
-                existing = load_file(path)
+                existing = _read_data(path)
             except StoreError:
                 existing = None
         if existing is not None and existing.get("status") == "ok":

@@ -3,7 +3,8 @@
 Behaviour follows the slug: "hang" sleeps forever, "crash" kills its own
 process, "crash-once" does so only on its first attempt (a marker file in
 FAKE_STATE_DIR remembers), "fail" raises, "noisy" prints to stdout and fd 1.
-The result is a test fixture: its device is the job's, its figures are none.
+The result is a test fixture that the store accepts: its device is the job's, its one figure is
+made up (1 ms for a variant "copy" at n = 1024).
 """
 
 from __future__ import annotations
@@ -34,10 +35,16 @@ def sleepy(job, progress):
         sys.stdout.flush()
         os.write(1, b"{broken json from C code\n")
     time.sleep(float(os.environ.get("FAKE_SLEEP", "0.3")))
+    environment = {"gpu": "Fake GPU", "captured_at": "2026-11-29T00:00:00Z"}
+    if not Path(job.entry_path).exists():
+        # A job for no entry on disk (the pool's own tests) is never stored: its environment also
+        # says which GPU the worker saw and when it started, which the result file format has no key for.
+        environment.update(cuda_visible_devices=os.environ.get("CUDA_VISIBLE_DEVICES"), pid=os.getpid(),
+                           started=time.time())
     return {
         "entry": job.slug, "device": job.device, "status": "ok", "provenance": "measured",
-        "fingerprint": job.fingerprint, "sizes": [],
-        "environment": {"gpu": "Fake GPU", "captured_at": "2026-11-29T00:00:00Z",
-                        "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
-                        "pid": os.getpid(), "started": time.time()},
+        "fingerprint": job.fingerprint, "environment": environment,
+        "method": {"warmups": 0, "runs": 1, "statistic": "mean", "timer": "fake"},
+        "sizes": [{"params": {"n": 1024}, "elements": 1024,
+                   "variants": {"copy": {"bytes_per_elem": 8, "samples_ms": [1.0], "stats": {"n": 1, "mean": 1.0}}}}],
     }
