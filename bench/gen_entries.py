@@ -11,9 +11,14 @@ format whose fingerprint is the project's own ``entry_fingerprint`` of the
 entry, so nothing is stale.
 
 These are benchmark fixtures, never entries of the real glossary: every result
-is filed under the device key ``synthetic-gpu``, with provenance "imported" from
-a source that says, on every page, that its numbers are invented.  They are
-never measured (the benchmark builds with GLOSSARY_MEASURE=never).
+is filed under the device key ``synthetic-gpu`` ("Synthetic GPU (benchmark
+fixture)", timer "synthetic"), and every page says that its numbers are
+invented.  The gate publishes only results recorded as the harness records
+them, signed by a trusted node, and reviews signed by their reviewers' keys, so
+the project's trust files list keys made for it in memory (a "synthetic" node,
+the two fixture people): the build pays for verification as a real one does.
+No private key is written anywhere; nothing is ever measured (the benchmark
+builds with GLOSSARY_MEASURE=never).
 
 With ``--plain`` it also writes OUT_DIR/plain-nav and OUT_DIR/plain-nonav: the
 same pages as the glossary build renders them, as plain Markdown files under
@@ -36,11 +41,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from glossary import review  # noqa: E402
+from glossary import review, trust  # noqa: E402
 from glossary.build import GlossaryBuild, Options  # noqa: E402
 from glossary.model import load_entries, parse_entry  # noqa: E402
 from glossary.pages import entry_fingerprint  # noqa: E402
-from measure import store  # noqa: E402
+from measure import attest, store  # noqa: E402
 
 DEVICE = "synthetic-gpu"
 AUTHOR = "Ada Example"
@@ -132,7 +137,7 @@ def entry_text(i: int, n: int) -> str:
     names = [title(j) for j in related(i, n)]
     mentions = ", ".join(f"[{t}]({slug(j)}.md)" for t, j in zip(names, related(i, n)))
     prose = " ".join(f"Unlike the {t.lower()}, it needs no extra pass." for t in names)
-    body = (f"This entry is a benchmark fixture. It relates to {mentions or 'nothing'}.\n\n"
+    body = (f"This entry is a benchmark fixture ({PROVENANCE}). It relates to {mentions or 'nothing'}.\n\n"
             f"{prose}\n\n"
             'The triad runs at {{ fig.gbps("triad") }} here, {{ fig.speedup("triad", "copy") }} the copy time.\n')
     return "---\n" + yaml.dump(front, Dumper=_NoAliases, sort_keys=False, width=1000) + "---\n" + body
@@ -146,7 +151,8 @@ class _NoAliases(yaml.SafeDumper):
 
 
 def result(i: int, entry_slug: str, fingerprint: str | None) -> dict:
-    """A results file in the store's format, for the synthetic device, with invented numbers."""
+    """A results file in the store's format, for the synthetic device, with invented numbers
+    (the environment and the timer say so, and so does every page)."""
     floor = 3000.0 + (i % 97)
     sizes = []
     for k, n in enumerate(SIZES):
@@ -163,7 +169,7 @@ def result(i: int, entry_slug: str, fingerprint: str | None) -> dict:
            "compile_command": "none: synthetic fixture", "arch": "sm_90", "captured_at": DAY.isoformat(),
            "l2_bytes": 50 << 20, "sm_count": 132}
     return {"format": store.RESULT_FORMAT, "entry": entry_slug, "device": DEVICE, "status": "ok",
-            "provenance": "imported", "imported_from": PROVENANCE, "fingerprint": fingerprint,
+            "provenance": "measured", "fingerprint": fingerprint,
             "environment": env, "method": {"warmups": 1, "runs": 5, "statistic": "mean", "timer": "synthetic"},
             "sizes": sizes}
 
@@ -199,6 +205,13 @@ def write_glossary(project: Path, n: int) -> Path:
     entries_dir.mkdir(parents=True)
     shutil.copytree(ROOT / "entries" / "assets", entries_dir / "assets")
     (project / "mkdocs.yml").write_text(yaml.safe_dump(mkdocs_config(None), sort_keys=False), encoding="utf-8")
+    keys = {"node": attest.Signer.generate(), AUTHOR: attest.Signer.generate(), REVIEWER: attest.Signer.generate()}
+    (project / "trust").mkdir()
+    (project / trust.NODES_FILE).write_text(
+        trust.allowed_signers_line("synthetic-node", keys["node"].public, trust.RESULT_NAMESPACE) + "\n")
+    (project / trust.PEOPLE_FILE).write_text("".join(
+        trust.allowed_signers_line(name, keys[name].public, trust.REVIEW_NAMESPACE) + "\n"
+        for name in (AUTHOR, REVIEWER)))
     for i in range(n):
         s = slug(i)
         folder = entries_dir / s
@@ -209,11 +222,12 @@ def write_glossary(project: Path, n: int) -> Path:
         text = entry_text(i, n)
         path.write_text(text, encoding="utf-8")
         entry = parse_entry(path, entries_dir)
-        data = result(i, s, entry_fingerprint(entry))
+        data = attest.sign_result(result(i, s, entry_fingerprint(entry)), keys["node"], signed_at=DAY.isoformat())
         store.write_atomic(store.results_dir(folder) / f"{DEVICE}.json", data)
         # sign as the project's `glossary sign` does, so the gate publishes it without warnings
-        signed = review.compute_review_fingerprint(entry, store.load_results(folder))
-        path.write_text(review.sign_text(text, REVIEWER, DAY, signed), encoding="utf-8")
+        signed, fingerprint = review.sign_entry(entry, text, REVIEWER, DAY, store.load_results(folder))
+        path.write_text(signed, encoding="utf-8")
+        trust.write_review_signature(parse_entry(path, entries_dir), REVIEWER, DAY, fingerprint, keys[REVIEWER])
     load_entries(entries_dir)  # every related slug resolves, every file parses
     return project
 

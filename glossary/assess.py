@@ -54,6 +54,7 @@ class Assessment:
     verdict: gate.Verdict
     refusals: tuple[Finding, ...]  # each keeps the entry off the site
     warnings: tuple[Finding, ...]  # worth a WARNING, but the entry may publish
+    review_key: str | None = None  # the reviewer's key that signed the review, where it verified
 
     @property
     def publishable(self) -> bool:
@@ -69,10 +70,12 @@ def assess(entry: Entry, results: dict[str, dict], policy: trust.Trust | None = 
     names = gate.judge(entry.meta.author, entry.meta.reviewer)
     refusals = [Finding("gate", reason) for reason in names.reasons]
     refusals += [Finding("review", reason) for reason in signed.refusals]
+    review_key = None
     if signed.status == "current":
-        why = trust.check_review(entry, signed.current, policy)
-        if why:
-            refusals.append(Finding("review", why))
+        check = trust.check_review(entry, signed.current, policy)
+        if check.problem:
+            refusals.append(Finding("review", check.problem))
+        review_key = check.keyid
     elif signed.status == "unsigned" and policy.signed:
         refusals.append(Finding("review", f"reviewer {entry.meta.reviewer} has not signed with `glossary sign`; "
                                           f"a reviewer field written by hand does not publish"))
@@ -86,7 +89,7 @@ def assess(entry: Entry, results: dict[str, dict], policy: trust.Trust | None = 
     extra = tuple(f.message for f in refusals if f.check != "gate")
     verdict = gate.judge(entry.meta.author, entry.meta.reviewer, extra)
     return Assessment(entry=entry, results=results, review=signed, measured=measured, verdict=verdict,
-                      refusals=tuple(refusals), warnings=tuple(warnings))
+                      refusals=tuple(refusals), warnings=tuple(warnings), review_key=review_key)
 
 
 def _attested(entry: Entry, measured: Measured, results: dict[str, dict], policy: trust.Trust) -> Measured:

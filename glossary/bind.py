@@ -38,6 +38,18 @@ from measure.spec import Variant
 
 
 _NO_HOST = "no host time recorded for {!r} (timing.clock: both)"
+# Text from result files or an author's arguments that lands in the body, which is verbatim Markdown:
+# shown as typed (HTML escaped, link, brace and emphasis syntax backslash-escaped, one line).
+_MARKDOWN_ACTIVE = re.compile(r"([\\`*_{}\[\]()#!|<>~])")
+
+
+_ATTRIBUTE_SAFE = {ord(c): f"&#{ord(c)};" for c in "`*_[]{}()\\~!#|"}
+
+
+def inert(text: str) -> str:
+    """``text`` as inert Markdown inside the body: it renders as the characters typed."""
+    flat = " ".join(html.escape(text, quote=True).split())
+    return _MARKDOWN_ACTIVE.sub(r"\\\1", flat)
 
 
 class NoResult(Exception):
@@ -52,7 +64,13 @@ class Figure:
     where: str
 
     def __str__(self) -> str:
-        return f'<span class="glossary-figure" title="{html.escape(self.where)}">{html.escape(self.text)}</span>'
+        # Material's tooltips show a title as HTML, so the attribute holds escaped text: escaped twice here.
+        # One line: a line break inside the tag would end it as raw HTML and leave its text to Markdown.
+        # Markdown's inline patterns (code spans, emphasis, links) run before raw HTML is recognised,
+        # so their characters are character references inside the tag.
+        where = html.escape(html.escape(" ".join(self.where.split()), quote=False), quote=True)
+        where = where.translate(_ATTRIBUTE_SAFE)
+        return f'<span class="glossary-figure" title="{where}">{inert(self.text)}</span>'
 
     def __html__(self) -> str:
         return str(self)
@@ -170,7 +188,7 @@ class Figures:
         return self._figure(figures.fmt_int(size.elements), device, size)
 
     def gpu(self) -> str:
-        return self._device().gpu
+        return inert(self._device().gpu)
 
     def l2(self) -> Figure:
         device = self._device()
@@ -405,7 +423,7 @@ def render_body(body: str, devices: tuple[DeviceView, ...], bytes_by_variant: di
                 return method(*args, **kwargs)
             except NoResult as why:
                 problems.append(str(why))
-                return f"**[no result: {why}]**"
+                return f"**[no result: {inert(str(why))}]**"
         return call
 
     def line(n: int) -> int:

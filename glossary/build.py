@@ -142,15 +142,18 @@ class GlossaryBuild:
 
     def load(self, measurer: Callable[[list[Entry]], None] | None = None) -> None:
         """Parse entries, measure stale ones where asked, load results, judge every entry."""
+        problems = []
         linked = [p for p in sitefiles.symlinks(self.options.entries_dir) if p.is_dir()]
         if linked:
-            raise GlossaryError("symbolic links to folders under the docs folder: MkDocs would walk and publish "
-                                "what they point at, so the build stops; remove them:\n  " + "\n  ".join(
-                                    f"{display_path(p)} -> {os.readlink(p)}" for p in linked))
+            problems.append("symbolic links to folders under the docs folder: MkDocs would walk and publish "
+                            "what they point at, so the build stops; remove them:\n  " + "\n  ".join(
+                                f"{display_path(p)} -> {os.readlink(p)}" for p in linked))
         try:
             self.entries = load_entries(self.options.entries_dir)
         except EntryError as err:
-            raise GlossaryError(str(err)) from None
+            problems.append(str(err))
+        if problems:  # every problem at once: one bad file does not hide the others
+            raise GlossaryError("\n".join(problems))
         if measurer is not None:
             measurer(list(self.entries.values()))
         for slug, entry in self.entries.items():
@@ -168,7 +171,8 @@ class GlossaryBuild:
             self.models[slug] = pages.PageModel(
                 entry=entry, verdict=self.verdicts[slug], devices=measured.devices,
                 related=related, preview=self.options.preview,
-                body=measured.body, claims=measured.claims, figure_problems=measured.figure_problems)
+                body=measured.body, claims=measured.claims, figure_problems=measured.figure_problems,
+                review_key=self.assessments[slug].review_key)
         try:
             self.lesson_catalog = lessons.load_catalog(self.options.lessons_file) if self.options.lessons_file else {}
         except lessons.LessonsError as err:

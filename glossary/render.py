@@ -285,6 +285,7 @@ def entry_context(model: PageModel) -> dict:
                 # published with a fingerprint means the gate found it matches what is shown
                 "signed": model.verdict.publishable and bool(meta.review_fingerprint),
                 "fingerprint": short_fingerprint(meta.review_fingerprint) if meta.review_fingerprint else "",
+                "key": model.review_key or "",
             },
         },
         "counted": any_counted,

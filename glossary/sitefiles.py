@@ -12,7 +12,6 @@ raw), its plots, the tag pages and ``glossary.json``.  Every other file under
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
@@ -24,6 +23,7 @@ from glossary.render import make_env
 
 EXPORT_PATH = "glossary.json"
 INDEX = "index.md"
+REVIEW_SIGNATURE = "review.dsse.json"  # glossary.trust.REVIEW_FILE: the signed review, read by the build, never published
 ASSETS = "assets"
 # Every suffix MkDocs renders as a page (mkdocs.utils.markdown_extensions).
 PAGE_SUFFIXES = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")
@@ -63,14 +63,7 @@ def declared_files(entry) -> dict[str, bytes]:
 
 def result_files(slug: str, results: dict[str, dict]) -> dict[str, str]:
     """Docs-relative path -> JSON text of each device's validated results, written anew."""
-    return {f"{slug}/results/{key}.json": safe_json(data) for key, data in sorted(results.items())}
-
-
-def safe_json(data) -> str:
-    """Indented JSON whose text is inert wherever it lands: ``<``, ``>`` and ``&`` are escaped."""
-    text = json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False)
-    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029") + "\n"
+    return {f"{slug}/results/{key}.json": export.dumps(data) for key, data in sorted(results.items())}
 
 
 def published_sources(models: list[PageModel], named_assets: list[str]) -> set[str]:
@@ -140,7 +133,7 @@ def _stray_reason(rel: str, path: Path, entries: dict) -> str | None:
     if entry is None:
         return "is in no entry's folder (entries/<slug>/ for an entry entries/<slug>.md); it is not published"
     inside = "/".join(parts[1:])
-    if inside in entry.kernel_files:
+    if inside in entry.kernel_files or inside == REVIEW_SIGNATURE:
         return None
     if len(parts) == 3 and parts[1] == "results" and parts[2].endswith(".json"):
         return None

@@ -40,7 +40,7 @@ NODES_FILE = "trust/nodes.allowed_signers"
 PEOPLE_FILE = "trust/people.allowed_signers"
 RESULT_NAMESPACE = "glossary-result"
 REVIEW_NAMESPACE = "glossary-review"
-REVIEW_FILE = "review.dsse.json"  # beside the entry's kernels: entries/<slug>/review.dsse.json
+REVIEW_FILE = "review.dsse.json"  # beside the entry's kernels: entries/<slug>/review.dsse.json (sitefiles.REVIEW_SIGNATURE)
 MAX_KEY_FILE_BYTES = 1 << 20
 _DATE = re.compile(r"^(\d{4})(\d{2})(\d{2})(?:\d{2}){0,2}(?:Z)?$")
 
@@ -221,6 +221,8 @@ def check_result(slug: str, device: str, data: dict, trust: Trust) -> ResultChec
         if why:
             return ResultCheck("unverified", reason=why)
         failure = data.get("last_failure")
+        if isinstance(failure, dict) and attest.SIGNATURE_KEY not in failure:
+            return ResultCheck("unverified", reason="its last failure record carries no node signature")
         if isinstance(failure, dict):
             signed_failure = attest.open_envelope(failure.get(attest.SIGNATURE_KEY), trust.nodes.public())
             attest.check_failure_statement(failure, signed_failure, slug, device)
@@ -266,40 +268,54 @@ def write_review_signature(entry, reviewer: str, reviewed_on: dt.date, fingerpri
     return path
 
 
-def check_review(entry, current_fingerprint: str, trust: Trust) -> str | None:
-    """Why the entry's review is not signed by its reviewer's trusted key (None when it is)."""
+@dataclass(frozen=True)
+class ReviewCheck:
+    """Whether an entry's review is signed by its reviewer's trusted key."""
+
+    problem: str | None  # why not, in words; None when it is (or under trust: names)
+    keyid: str | None = None  # the reviewer's key, where it verified
+
+
+def check_review(entry, current_fingerprint: str, trust: Trust) -> ReviewCheck:
+    """The review's signature against the people file: its problem, or the key that signed it."""
     if not trust.signed:
-        return None
+        return ReviewCheck(None)
+    opened, problem = _review_problem(entry, current_fingerprint, trust)
+    return ReviewCheck(problem, None if problem else opened.keyid)
+
+
+def _review_problem(entry, current_fingerprint: str, trust: Trust) -> tuple[attest.Opened | None, str | None]:
     meta = entry.meta
     path = review_path(entry)
     if not path.is_file():
-        return (f"the review is not signed with the reviewer's key (no {path.name}): a reviewer field written "
-                f"by hand does not publish; the reviewer runs `glossary sign {entry.slug} --as NAME --key KEY`")
+        return None, (f"the review is not signed with the reviewer's key (no {path.name}): a reviewer field "
+                      f"written by hand does not publish; the reviewer runs `glossary sign {entry.slug} --as NAME "
+                      f"--key KEY`")
     try:
         if path.stat().st_size > MAX_KEY_FILE_BYTES:
-            return f"{path} is too large to be a review signature"
+            return None, f"{path} is too large to be a review signature"
         env = json.loads(path.read_text(encoding="utf-8"))
         opened = attest.open_envelope(env, trust.people.public())
     except (OSError, ValueError) as err:
-        return f"the review signature {path} does not verify: {err}"
+        return None, f"the review signature {path} does not verify: {err}"
     trusted = trust.people.keys[opened.keyid]
     st = opened.statement
     pred = st.get("predicate") if isinstance(st.get("predicate"), dict) else {}
     if st.get("predicateType") != attest.REVIEW_PREDICATE or pred.get("entry") != entry.slug:
-        return f"the review signature {path} is for another entry ({pred.get('entry')!r}), not {entry.slug!r}"
+        return opened, f"the review signature {path} is for another entry ({pred.get('entry')!r}), not {entry.slug!r}"
     if not same_person(trusted.name, meta.reviewer):
-        return (f"the review was signed with {trusted.name!r}'s key ({trusted.where}), but the reviewer is "
-                f"{meta.reviewer!r}")
+        return opened, (f"the review was signed with {trusted.name!r}'s key ({trusted.where}), but the reviewer "
+                        f"is {meta.reviewer!r}")
     if pred.get("reviewer") != meta.reviewer or pred.get("reviewed_on") != (
             meta.reviewed_on.isoformat() if meta.reviewed_on else None):
-        return (f"the signed review names {pred.get('reviewer')!r} on {pred.get('reviewed_on')}, the entry "
-                f"{meta.reviewer!r} on {meta.reviewed_on}; the reviewer signs again")
+        return opened, (f"the signed review names {pred.get('reviewer')!r} on {pred.get('reviewed_on')}, the "
+                        f"entry {meta.reviewer!r} on {meta.reviewed_on}; the reviewer signs again")
     if pred.get("review_fingerprint") != current_fingerprint:
-        return "the signed review fingerprint is not the entry's current one; the reviewer signs again"
+        return opened, "the signed review fingerprint is not the entry's current one; the reviewer signs again"
     author_keys = trust.people.of(meta.author)
     if not author_keys:
-        return f"the author {meta.author!r} has no key in {trust.people.path or PEOPLE_FILE}"
+        return opened, f"the author {meta.author!r} has no key in {trust.people.path or PEOPLE_FILE}"
     if any(t.key.keyid == opened.keyid for t in author_keys):
-        return "the review was signed with the author's key; a different person must review"
+        return opened, "the review was signed with the author's key; a different person must review"
     when = attest.signed_at(opened)
-    return trusted.problem_at(when, REVIEW_NAMESPACE)
+    return opened, trusted.problem_at(when, REVIEW_NAMESPACE)

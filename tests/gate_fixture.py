@@ -93,15 +93,30 @@ class Keys:
         return cls(attest.Signer.generate(), attest.Signer.generate(), attest.Signer.generate())
 
     def write_trust(self, project: Path, nodes: list[str] | None = None, people: list[str] | None = None) -> None:
-        folder = project / "trust"
-        folder.mkdir(exist_ok=True)
         if nodes is None:
             nodes = [trust.allowed_signers_line("test-node", self.node.public, trust.RESULT_NAMESPACE)]
         if people is None:
             people = [trust.allowed_signers_line("Ada Lovelace", self.author.public, trust.REVIEW_NAMESPACE),
                       trust.allowed_signers_line("Charles Babbage", self.reviewer.public, trust.REVIEW_NAMESPACE)]
-        (folder / "nodes.allowed_signers").write_text("# test keys\n" + "\n".join(nodes) + "\n")
-        (folder / "people.allowed_signers").write_text("\n".join(people) + "\n")
+        write_trust_files(project, nodes, people)
+
+
+def write_trust_files(project: Path, nodes: list[str], people: list[str]) -> None:
+    """The project's trust/nodes.allowed_signers and trust/people.allowed_signers."""
+    folder = project / "trust"
+    folder.mkdir(exist_ok=True)
+    (folder / "nodes.allowed_signers").write_text("# test keys\n" + "\n".join(nodes) + "\n")
+    (folder / "people.allowed_signers").write_text("# test keys\n" + "\n".join(people) + "\n")
+
+
+def sign_review_file(path: Path, name: str, key: attest.Signer | None, day: dt.date = DAY) -> None:
+    """Sign the review of the entry at ``path`` as `glossary sign` does, with ``key`` where given."""
+    from glossary.model import parse_entry
+
+    fingerprint = sign_entry_file(path, name, day)
+    if key is not None:
+        entry = parse_entry(path, path.parent)
+        trust.write_review_signature(entry, entry.meta.reviewer, day, fingerprint, key)
 
 
 def make_project(tmp_path: Path, text: str = COPY, *, result: dict | None = None, sign: bool = True,
@@ -130,12 +145,4 @@ def make_project(tmp_path: Path, text: str = COPY, *, result: dict | None = None
 
 def sign_review(project: Path, name: str, key: attest.Signer | None, day: dt.date = DAY) -> None:
     """Sign the copy entry's review as `glossary sign` does, with ``key`` where given."""
-    from glossary.model import parse_entry
-
-    path = project / "entries" / "copy.md"
-    fingerprint = sign_entry_file(path, name, day)
-    if key is not None:
-        entry = parse_entry(path, path.parent)
-        trust.write_review_signature(entry, entry.meta.reviewer, day, fingerprint, key)
-
-
+    sign_review_file(project / "entries" / "copy.md", name, key, day)

@@ -4,11 +4,14 @@ Three entries: "Stream triad" (published, measured on two fixture GPUs, one
 with a size sweep), "Occupancy" (published, uses the term "stream triad" in
 its body, so it gets a tooltip) and "Bank conflict" (refused: no reviewer).
 GPU A's results are recorded as the harness records them (measured, with the
-entry's current fingerprint); GPU B's are imported figures from "test fixture".
+entry's current fingerprint, signed by a fixture node key); GPU B's are imported
+figures from "test fixture".  The site is `trust: signed`: reviews are signed by
+fixture keys listed in the project's trust files, all made in the test.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import shutil
 import sys
@@ -17,6 +20,10 @@ from pathlib import Path
 import yaml
 
 from conftest import ROOT, current_result, mkdocs, write_project
+
+from gate_fixture import sign_review_file, write_trust_files
+from glossary import trust
+from measure import attest
 
 sys.path.insert(0, str(ROOT / "bench"))
 from gen_entries import KERNEL, REFERENCE  # noqa: E402  the same triad kernel as the synthetic glossary
@@ -138,7 +145,15 @@ def build_fixture_site(tmp_path: Path) -> Path:
     measured = current_result(project / "entries", "stream-triad", result(
         "fixture-gpu-a", "Fixture GPU A",
         [_size(1 << 20, 2900.0, 0.003, 0.0045), _size(1 << 24, 3300.0, 0.0425, 0.064)], l2_bytes=50 << 20))
-    (project / "entries" / "stream-triad" / "results" / "fixture-gpu-a.json").write_text(json.dumps(measured))
+    node = attest.Signer.generate()
+    (project / "entries" / "stream-triad" / "results" / "fixture-gpu-a.json").write_text(
+        json.dumps(attest.sign_result(measured, node)))
+    people = {name: attest.Signer.generate() for name in ("Ada Lovelace", "Charles Babbage", "Grace Hopper",
+                                                          "Alan Turing")}
+    write_trust_files(project, [trust.allowed_signers_line("fixture-node", node.public, trust.RESULT_NAMESPACE)],
+                      [trust.allowed_signers_line(n, k.public, trust.REVIEW_NAMESPACE) for n, k in people.items()])
+    for slug, reviewer in (("stream-triad", "Charles Babbage"), ("occupancy", "Ada Lovelace")):
+        sign_review_file(project / "entries" / f"{slug}.md", reviewer, people[reviewer], dt.date(2026, 1, 3))
     (project / "mkdocs.yml").write_text(yaml.safe_dump(fixture_config(project), sort_keys=False))
     shutil.copytree(ROOT / "entries" / "assets", project / "entries" / "assets")
     (project / "data").mkdir()

@@ -112,7 +112,7 @@ def test_leak_check_finds_refused_traces_not_shared_text(tmp_path):
     (entries / "coalescing.md").write_text(UNSIGNED)
     (entries / "warp.md").write_text(SIGNED.replace(
         "A warp executes", "Marmalade penguins orchestrate saxophone lighthouses. A warp executes"))
-    build = GlossaryBuild(Options(entries_dir=entries, templates_dir=tmp_path), logging.getLogger("t"))
+    build = GlossaryBuild(Options(entries_dir=entries, templates_dir=tmp_path, trust="names"), logging.getLogger("t"))
     build.load()
     site = tmp_path / "site"
     site.mkdir()

@@ -29,8 +29,10 @@ A warp executes one instruction at a time for all of its threads.
 
 @pytest.fixture
 def entries(tmp_path) -> Path:
+    """An entries folder whose project trusts names only (tests/test_trust.py covers signed reviews)."""
     folder = tmp_path / "entries"
     folder.mkdir()
+    (tmp_path / "mkdocs.yml").write_text("site_name: T\nextra:\n  glossary:\n    trust: names\n")
     return folder
 
 
@@ -105,7 +107,8 @@ def test_check_reports_every_entry_at_once(entries):
     warp = by_slug["warp"]["problems"]
     assert any(p["check"] == "links" and "did you mean 'bank-conflicts'" in p["message"] for p in warp)
     checks_of_scaffold = {(p["check"], p["severity"]) for p in by_slug["bank-conflicts"]["problems"]}
-    assert checks_of_scaffold == {("gate", "error"), ("content", "warning"), ("results", "warning")}
+    assert checks_of_scaffold == {("gate", "error"), ("content", "error"), ("results", "error")}
+    assert all(p["refusal"] for p in by_slug["bank-conflicts"]["problems"])
 
 
 def test_check_human_report_and_unknown_entry(entries):
@@ -151,8 +154,9 @@ def test_check_reports_stale_results(entries):
         "environment": {"gpu": "NVIDIA H200", "captured_at": "2026-10-03T10:00:00+00:00"}}))
     report = json.loads(run(entries, "check", "--json").stdout)
     results_problems = [p for p in report["entries"][0]["problems"] if p["check"] == "results"]
-    assert len(results_problems) == 1
-    assert "results for NVIDIA H200 (captured 2026-10-03) are stale" in results_problems[0]["message"]
+    assert [p["severity"] for p in results_problems] == ["error", "warning"]
+    assert "every measured result is stale (NVIDIA H200" in results_problems[0]["message"]
+    assert "results for NVIDIA H200 (captured 2026-10-03) are stale" in results_problems[1]["message"]
     (row,) = json.loads(run(entries, "status", "--json").stdout)
     assert row["stale_results"] is True
     assert row["devices"] == [{"key": "nvidia-h200", "gpu": "NVIDIA H200", "captured_on": "2026-10-03",
@@ -194,7 +198,7 @@ def test_sign_writes_only_the_review_keys(entries):
     assert [b.split(":")[0] for _, b in changed] == ["reviewer", "reviewed_on", "review_fingerprint"]
     entry = load_entries(entries)["bank-conflicts"]
     assert entry.meta.reviewer == "Charles Babbage"
-    assert entry.meta.review_fingerprint.startswith("v1:fm=")
+    assert entry.meta.review_fingerprint.startswith("v2:fm=")
 
 
 # -- status --------------------------------------------------------------------------

@@ -346,13 +346,10 @@ def test_preview_site_shows_every_payload_as_text(preview_site):
 def test_published_site_shows_every_payload_as_text(published_site):
     check_site(published_site)
     page = (published_site / "hostile" / "index.html").read_text()
-    assert "signed over this exact text" in page
+    assert "bound to this exact text" in page
     assert '<meta name="author" content="Ada&quot; onmouseover=&quot;window.__xss=7&quot; &amp; Lovelace">' in page
 
 
-@pytest.mark.xfail(strict=True, reason="glossary/bind.py (not escaped here): fig.gpu() and the '[no result: ...]' "
-                   "messages put result-file text raw into the body, which is verbatim Markdown, and a figure's "
-                   "title attribute is escaped once, while Material's tooltips render a title as HTML")
 def test_bound_figures_carry_result_text_as_text(tmp_path):
     body = 'Copy takes {{ fig.ms("copy") }} on {{ fig.gpu() }}; {{ fig.on("nope").ms("copy") }}.\n'
     site = build_hostile_site(tmp_path, published=False, body=body)

@@ -44,7 +44,7 @@ def test_t4_environment_line_and_import_notice():
     assert ("Tesla T4, driver 595.84, CUDA 12.6 (V12.6.85), built with `nvcc -std=c++17 -O3 -arch=sm_75`, "
             "captured 2026-09-01") in page
     assert "Mean of 10 runs after 3 warm-ups" in page
-    assert "Imported, not measured by this harness" in page
+    assert "Imported, not measured by a trusted node" in page
 
 
 def test_unsigned_entry_shows_draft_banner_and_pending_byline():

@@ -9,9 +9,13 @@ import pytest
 from measure import store
 
 
+ENV = {"gpu": "NVIDIA H200", "captured_at": "2026-11-29T12:00:00Z"}
+
+
 def good(device="nvidia-h200", fingerprint="sha256:a"):
+    """A result the model accepts, for the entry whose folder is named "t"."""
     return {"entry": "t", "device": device, "status": "ok", "provenance": "measured",
-            "fingerprint": fingerprint, "environment": {"gpu": "NVIDIA H200"}, "method": {}, "sizes": []}
+            "fingerprint": fingerprint, "environment": ENV, "method": {"statistic": "mean"}, "sizes": []}
 
 
 def test_device_key():
@@ -20,24 +24,28 @@ def test_device_key():
 
 
 def test_round_trip_and_format(tmp_path):
-    path = store.record_success(tmp_path, good())
+    folder = tmp_path / "t"
+    path = store.record_success(folder, good())
     data = store.load_file(path)
     assert data["format"] == store.RESULT_FORMAT
-    assert store.load_results(tmp_path) == {"nvidia-h200": data}
+    assert store.load_results(folder) == {"nvidia-h200": data}
     assert not list(path.parent.glob("*.tmp"))
 
 
 def test_failure_keeps_good_result(tmp_path):
-    store.record_success(tmp_path, good())
-    store.record_failure(tmp_path, {"device": "nvidia-h200", "fingerprint": "sha256:b", "error": "wrong result"})
-    data = store.load_results(tmp_path)["nvidia-h200"]
+    folder = tmp_path / "t"
+    store.record_success(folder, good())
+    store.record_failure(folder, {"device": "nvidia-h200", "fingerprint": "sha256:b", "error": "wrong result"})
+    data = store.load_results(folder)["nvidia-h200"]
     assert data["status"] == "ok" and data["fingerprint"] == "sha256:a"
     assert data["last_failure"]["error"] == "wrong result"
 
 
 def test_failure_without_good_result_is_recorded_as_failed(tmp_path):
-    store.record_failure(tmp_path, {"device": "nvidia-h200", "fingerprint": "sha256:b", "error": "boom"})
-    data = store.load_results(tmp_path)["nvidia-h200"]
+    folder = tmp_path / "t"
+    store.record_failure(folder, {"entry": "t", "device": "nvidia-h200", "provenance": "measured",
+                                  "fingerprint": "sha256:b", "error": "boom", "environment": ENV})
+    data = store.load_results(folder)["nvidia-h200"]
     assert data["status"] == "failed" and data["error"] == "boom"
 
 

@@ -7,6 +7,7 @@ record_failure's read-modify-write).
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import signal
@@ -20,16 +21,28 @@ from measure import store
 
 ROOT = Path(__file__).resolve().parent.parent
 
+
+def result(folder, seq, width):
+    """A result the model accepts, for the entry of ``folder``; ``seq`` rides in its fingerprint."""
+    return {"entry": folder.name, "device": "gpu", "status": "ok", "provenance": "measured",
+            "fingerprint": f"sha256:seq{seq}", "method": {"statistic": "mean"},
+            "environment": {"gpu": "GPU", "captured_at": "2026-11-29T12:00:00Z"},
+            "sizes": [{"params": {"n": width}, "elements": width,
+                       "variants": {"v": {"bytes_per_elem": 8, "samples_ms": [0.5] * width, "stats": {"mean": 0.5}}}}]}
+
+
+RESULT = inspect.getsource(result)  # the writer processes define it too
+
 WRITER = textwrap.dedent("""\
     import sys
     from pathlib import Path
     from measure import store
+    """) + RESULT + textwrap.dedent("""\
 
     folder, mode, count, width = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     for seq in range(count):
         if mode == "success":
-            store.record_success(folder, {"entry": "t", "device": "gpu", "status": "ok", "seq": seq,
-                                          "fingerprint": "sha256:a", "sizes": [{"samples_ms": [0.5] * width}]})
+            store.record_success(folder, result(folder, seq, width))
         else:
             store.record_failure(folder, {"device": "gpu", "fingerprint": "sha256:b", "error": f"boom {seq}"})
     """)
@@ -41,13 +54,14 @@ def _writer(folder: Path, mode: str, count: int, width: int) -> subprocess.Popen
 
 
 def _seq(folder: Path) -> int:
-    return store.load_results(folder)["gpu"]["seq"]
+    return int(store.load_results(folder)["gpu"]["fingerprint"].removeprefix("sha256:seq"))
 
 
 STALLED_WRITER = textwrap.dedent("""\
     import os, sys, time
     from pathlib import Path
     from measure import store
+    """) + RESULT + textwrap.dedent("""\
 
     folder, marker = Path(sys.argv[1]), Path(sys.argv[2])
     real_fsync, calls = os.fsync, []
@@ -63,8 +77,7 @@ STALLED_WRITER = textwrap.dedent("""\
 
     os.fsync = fsync
     for seq in range(2):
-        store.record_success(folder, {"entry": "t", "device": "gpu", "status": "ok", "seq": seq,
-                                      "fingerprint": "sha256:a", "sizes": [{"samples_ms": [0.5] * 200_000}]})
+        store.record_success(folder, result(folder, seq, 200_000))
     """)
 
 
@@ -82,7 +95,8 @@ def test_sigkill_mid_write_keeps_previous_results(tmp_path):
     (tmp,) = results.glob(".*.tmp")  # the killed write: a temporary file holding the new data
     assert tmp.stat().st_size > 0
     data = store.load_results(folder)["gpu"]  # loads: the previous complete result
-    assert data["status"] == "ok" and data["seq"] == 0 and len(data["sizes"][0]["samples_ms"]) == 200_000
+    assert data["status"] == "ok" and _seq(folder) == 0
+    assert len(data["sizes"][0]["variants"]["v"]["samples_ms"]) == 200_000
     store.record_failure(folder, {"device": "gpu", "fingerprint": "sha256:b", "error": "after the crash"})
     assert _seq(folder) == 0  # the good result survives the next writer
     assert not list(results.glob(".*.tmp"))  # the dead writer's temporary file is cleaned up under the lock
@@ -100,20 +114,19 @@ def test_sigkill_at_random_moments_never_corrupts(tmp_path):
         child.send_signal(signal.SIGKILL)
         child.wait()
         data = store.load_results(folder)["gpu"]
-        assert data["status"] == "ok" and len(data["sizes"][0]["samples_ms"]) == 100_000
+        assert data["status"] == "ok" and len(data["sizes"][0]["variants"]["v"]["samples_ms"]) == 100_000
 
 
 def test_two_writers_at_once_lose_nothing(tmp_path):
-    count = 150
-    store.record_success(tmp_path, {"entry": "t", "device": "gpu", "status": "ok", "seq": -1,
-                                    "fingerprint": "sha256:a", "sizes": []})
-    success = _writer(tmp_path, "success", count, 2_000)
-    failure = _writer(tmp_path, "failure", count, 0)
+    count, folder = 150, tmp_path / "t"
+    store.record_success(folder, result(folder, -1, 1))
+    success = _writer(folder, "success", count, 2_000)
+    failure = _writer(folder, "failure", count, 0)
     assert success.wait(timeout=120) == 0 and failure.wait(timeout=120) == 0
-    data = store.load_results(tmp_path)["gpu"]
+    data = store.load_results(folder)["gpu"]
     # record_failure reads and rewrites under the lock, so it can never write back an older success.
-    assert data["status"] == "ok" and data["seq"] == count - 1
-    assert not list((tmp_path / "results").glob(".*.tmp"))
+    assert data["status"] == "ok" and _seq(folder) == count - 1
+    assert not list((folder / "results").glob(".*.tmp"))
 
 
 def test_format_versions_are_refused_with_what_to_do(tmp_path):
