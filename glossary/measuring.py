@@ -115,7 +115,8 @@ def _measure(entries: list[Entry], log: logging.Logger, chosen: list[dict], *, o
     def record(outcome: pool.Outcome) -> None:
         entry, job = by_slug[outcome.job.slug], outcome.job
         if outcome.ok:
-            result = attest.sign_result(outcome.result, signer) if signer else outcome.result
+            result = dict(outcome.result, format=store.RESULT_FORMAT)  # signed as it is stored
+            result = attest.sign_result(result, signer) if signer else result
             path = store.record_success(entry.folder, result)
             log.info("%s: recorded %s (%.0f s)%s", entry.slug, display_path(path), outcome.seconds,
                      f", signed by node key {signer.public.keyid}" if signer else ", unsigned")

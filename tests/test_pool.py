@@ -268,3 +268,33 @@ def test_failure_headline_keeps_the_compilers_error_line():
     text = "x: nvcc failed on k.cu for sm_90:\nkernel.cu(4): error: expected a \";\"\n   if (i < n)\n"
     assert measuring.headline(text) == 'x: nvcc failed on k.cu for sm_90: kernel.cu(4): error: expected a ";"'
     assert measuring.headline("did not finish") == "did not finish"
+
+
+def test_a_node_with_a_key_signs_what_it_records_and_the_results_verify(tmp_path, monkeypatch, caplog):
+    from glossary import trust
+    from measure import attest
+
+    key = tmp_path / "node-key" / "node_ed25519"
+    signer = attest.Signer.generate()
+    signer.save(key)
+    monkeypatch.setenv(attest.NODE_KEY_ENV, str(key))
+    (tmp_path / "e").mkdir()
+    entries = make_entries(tmp_path / "e", ["alpha", "beta-fail"])
+    log = logging.getLogger("test.pool.signed")
+    kw = dict(target=FAKE, available=gpus(1), deadline_s=3.0)
+    measuring.measure_entries(list(entries.values()), log, **kw)
+    policy = trust.Trust(mode="signed", nodes=trust.Keyring(path=None, keys={signer.public.keyid: trust.TrustedKey(
+        name="test-node", key=signer.public)}))
+    alpha = json.loads((tmp_path / "e/alpha/results/fake-gpu.json").read_text())
+    assert trust.check_result("alpha", "fake-gpu", alpha, policy).status == "verified"
+    # a failure beside a good result is signed on its own; the good result's signature still holds
+    older = dict(alpha, entry="beta-fail", fingerprint="sha256:older")
+    store.record_success(tmp_path / "e/beta-fail", attest.sign_result(older, signer))
+    measuring.measure_entries([entries["beta-fail"]], log, **kw)
+    kept = json.loads((tmp_path / "e/beta-fail/results/fake-gpu.json").read_text())
+    assert "signature" in kept["last_failure"]
+    assert trust.check_result("beta-fail", "fake-gpu", kept, policy).status == "verified"
+    monkeypatch.setenv(attest.NODE_KEY_ENV, str(tmp_path / "missing"))
+    with caplog.at_level(logging.WARNING, logger="test.pool.signed"):
+        measuring.measure_entries([entries["alpha"]], log, only_stale=False, **kw)
+    assert "this node has no signing key" in caplog.text
