@@ -8,6 +8,7 @@ and the key.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import difflib
 import hashlib
@@ -25,8 +26,43 @@ SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 FRONT_MATTER_RE = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.S)
 _EMPTY_FRONT_MATTER_RE = re.compile(r"\A---[ \t]*\r?\n---[ \t]*(?:\r?\n|\Z)")
 _TOP_KEY_RE = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:")
-# An entry is a page of prose; anything this large is a mistake (or an attack on the build).
-MAX_ENTRY_BYTES = 1 << 20
+# An entry is a page of prose (the largest real one is 10 KB); anything this large is a mistake or
+# an attack on the build.  Rendering is linear past the checks below, but not cheap: 256 KB of
+# table cells or highlighted code take about two seconds to render.
+MAX_ENTRY_BYTES = 256 * 1024
+# The front-matter (the largest real one is 6 KB): when libyaml refuses it, the pure-Python loader
+# reads it again for its messages, at about 150 KB a second.
+MAX_FRONT_MATTER_BYTES = 64 * 1024
+# Values the front-matter expands to, counting each use of a YAML alias as a copy of what it names:
+# a real entry's is under 1,000.  Aliases share nodes, so a 15 KB document can stand for 90 million
+# launch arguments (30 variants x 1,000 launches x 3,000 args), which the model would then walk one
+# by one for minutes.  Counted on the node graph before anything is built, so the count is cheap.
+MAX_YAML_VALUES = 100_000
+
+# Slugs that name a path the site already uses: Material's assets/, the search plugin's search/,
+# the glossary's tags/ pages and glossary.json, MkDocs' sitemap.xml, 404.html and index.  An entry
+# there would be overwritten by, or overwrite, that path.
+RESERVED_SLUGS = ("404", "assets", "glossary", "index", "search", "sitemap", "tags")
+# List caps: a tag is a topic page of the site (10,000 tags made 10,002 pages and 206 MB); related
+# links and abbreviations render on the page and in other pages' tooltips.  Each is several times
+# what a real entry uses (2 tags, 2 related, 3 abbreviations).
+MAX_TAGS = 12
+MAX_RELATED = 30
+MAX_ABBREVIATIONS = 20
+MAX_LESSONS = 50
+MAX_SOURCES = 50
+# A tag is a short topic name: words of letters and digits joined by single spaces, hyphens or
+# underscores, which is also what its page's URL (tags/<tag>/) keeps of it.
+MAX_TAG_CHARS = 32
+TAG_RE = re.compile(r"^[A-Za-z0-9]+(?:[ _-][A-Za-z0-9]+)*$")
+# The title is a term; the summary one sentence, shown in the index and in a tooltip wherever
+# another entry uses the term (so its length is paid on every such page); an abbreviation is a term.
+MAX_TITLE_CHARS = 120
+MAX_SUMMARY_CHARS = 600
+MAX_ABBREVIATION_CHARS = 60
+# Dates are accepted up to a day past the clock: an author east of the build machine may already
+# be on the next day.
+CLOCK_SLACK = dt.timedelta(days=1)
 
 
 class EntryError(Exception):
@@ -78,15 +114,23 @@ class Source:
 class FrontMatter:
     """Front-matter of a glossary entry (entries/<slug>.md)."""
 
-    title: str = doc("the term, e.g. \"Kernel fusion\"")
-    summary: str = doc("the one-sentence definition: shown under the title, in the index and in tooltips")
-    related: list[str] = doc("slugs of related entries; each must resolve to entries/<slug>.md",
-                             default_factory=tuple)
-    tags: list[str] = doc("topic tags", default_factory=tuple)
-    abbreviations: list[str] = doc("other spellings of the term that get its tooltip in other entries",
-                                   default_factory=tuple)
-    lessons: list[Lesson] = doc("'Where you meet this' items", default_factory=tuple)
-    sources: list[Source] = doc("sources with the date they were checked", default_factory=tuple)
+    title: str = doc("the term, e.g. \"Kernel fusion\"", max_length=MAX_TITLE_CHARS)
+    summary: str = doc("the one-sentence definition: shown under the title, in the index and in tooltips",
+                       max_length=MAX_SUMMARY_CHARS)
+    related: list[str] = doc("slugs of related entries, each once; each must resolve to entries/<slug>.md",
+                             default_factory=tuple, max_items=MAX_RELATED, unique_items=True,
+                             max_items_why="link the closest ones")
+    tags: list[str] = doc("topic tags, each once: words of letters and digits joined by single spaces, "
+                          "hyphens or underscores, e.g. memory-bound", default_factory=tuple, max_items=MAX_TAGS,
+                          unique_items=True, max_length=MAX_TAG_CHARS,
+                          max_items_why="a tag is a topic page of the site; keep the main topics")
+    abbreviations: list[str] = doc("other spellings of the term, each once, that get its tooltip in other "
+                                   "entries", default_factory=tuple, max_items=MAX_ABBREVIATIONS,
+                                   unique_items=True, max_length=MAX_ABBREVIATION_CHARS,
+                                   max_items_why="keep the spellings readers use")
+    lessons: list[Lesson] = doc("'Where you meet this' items", default_factory=tuple, max_items=MAX_LESSONS)
+    sources: list[Source] = doc("sources with the date they were checked", default_factory=tuple,
+                                max_items=MAX_SOURCES)
     author: str | None = doc("the named author: required to publish", default=None)
     written_on: dt.date | None = doc("when the author finished the entry, YYYY-MM-DD", default=None)
     reviewer: str | None = doc("the named reviewer, not the author: required to publish", default=None)
@@ -102,6 +146,20 @@ class FrontMatter:
         for i, slug in enumerate(self.related):
             if not SLUG_RE.match(slug):
                 raise SchemaError(f"related[{i}]", f"expected an entry slug such as kernel-fusion, found {slug!r}")
+        first: dict[str, int] = {}
+        for i, tag in enumerate(self.tags):
+            if not TAG_RE.match(tag):
+                raise SchemaError(f"tags[{i}]", f"expected a short topic name: words of letters and digits "
+                                                f"joined by single spaces, hyphens or underscores (e.g. "
+                                                f"memory-bound), found {describe(tag)}")
+            same = re.sub(r"[ _]", "-", tag.casefold())  # one tag page: tags/<this>/
+            if same == "index":
+                raise SchemaError(f"tags[{i}]", "'index' is the page listing every tag (tags/index); "
+                                                "choose another tag")
+            if same in first:
+                raise SchemaError(f"tags[{i}]", f"{tag!r} is the same tag as tags[{first[same]}] "
+                                                f"({self.tags[first[same]]!r}); list it once")
+            first[same] = i
 
 
 @dataclass(frozen=True)
@@ -163,15 +221,104 @@ for _loader in (_StrictLoader, _FastLoader):
     _loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
 
 
+class _ExpansionError(Exception):
+    """A front-matter whose aliases expand past MAX_YAML_VALUES (or refer to themselves)."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(message)
+        self.key = key
+        self.message = message
+
+
 def _load_yaml(front: str) -> Any:
     """The front-matter as data: parsed by libyaml, or on any error by the pure loader again,
-    whose messages and marks (line, column, problem) are the ones users see."""
+    whose messages and marks (line, column, problem) are the ones users see.  Either way the
+    composed node graph is sized (``_check_expansion``) before any Python value is built."""
     if _FastLoader is not _StrictLoader:
         try:
-            return yaml.load(front, Loader=_FastLoader)
+            return _load_with(_FastLoader, front)
         except (yaml.YAMLError, RecursionError):
             pass
-    return yaml.load(front, Loader=_StrictLoader)
+    return _load_with(_StrictLoader, front)
+
+
+def _load_with(loader_class: type, front: str) -> Any:
+    loader = loader_class(front)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_expansion(node)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _check_expansion(root: yaml.Node) -> None:
+    """Refuse a node graph that expands to more than MAX_YAML_VALUES values, or loops.
+
+    Aliases make the graph a DAG (or, with an alias inside its own anchor, a cycle); the expanded
+    size of each node is 1 + its children's, worked out once per node (iteratively: a deep
+    nesting must not exhaust the stack here)."""
+    if isinstance(root, yaml.ScalarNode):
+        return
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()  # the nodes being sized: the current path from the root
+    stack: list[yaml.Node] = [root]
+    while stack:
+        node = stack[-1]
+        ident = id(node)
+        if ident in sizes:
+            stack.pop()
+            continue
+        children = _children(node)
+        if ident not in on_path:
+            on_path.add(ident)
+            pending = [c for c in children if not isinstance(c, yaml.ScalarNode) and id(c) not in sizes]
+            for child in pending:
+                if id(child) in on_path:
+                    raise _ExpansionError(_top_key(root, child), "a YAML alias refers to the node that contains "
+                                                                 "it, so the value would be infinite; write it out")
+            if pending:
+                stack.extend(pending)
+                continue
+        total = 1 + sum(1 if isinstance(c, yaml.ScalarNode) else sizes[id(c)] for c in children)
+        sizes[ident] = min(total, MAX_YAML_VALUES + 1)  # capped: the exact excess is never needed
+        on_path.discard(ident)
+        stack.pop()
+    if sizes[id(root)] > MAX_YAML_VALUES:
+        key, biggest = "", 0
+        if isinstance(root, yaml.MappingNode):
+            for key_node, value_node in root.value:
+                size = sizes.get(id(value_node), 1)
+                if size > biggest and isinstance(key_node, yaml.ScalarNode):
+                    key, biggest = key_node.value, size
+        raise _ExpansionError(key, f"the front-matter expands to more than {MAX_YAML_VALUES:,} values (YAML "
+                                   f"aliases count once per use); a real entry has under 1,000: write the "
+                                   f"values out instead of repeating anchors")
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return node.value
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
+
+
+def _top_key(root: yaml.Node, node: yaml.Node) -> str:
+    """The top-level key whose value is (or holds) ``node``'s anchor, as far as cheaply known."""
+    if isinstance(root, yaml.MappingNode):
+        for key_node, value_node in root.value:
+            if value_node is node and isinstance(key_node, yaml.ScalarNode):
+                return key_node.value
+        mark = node.start_mark.line
+        best = ""
+        for key_node, _ in root.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.start_mark.line <= mark:
+                best = key_node.value
+        return best
+    return ""
 
 
 def split_front_matter(text: str, path: Path | str) -> tuple[dict, str]:
@@ -187,8 +334,14 @@ def split_front_matter(text: str, path: Path | str) -> tuple[dict, str]:
                                        "add a line '---' after its last key")
         raise EntryError(path, "", "expected YAML front-matter between '---' lines at the top of the file")
     front = match.group(1)
+    if len(front) > MAX_FRONT_MATTER_BYTES:
+        raise EntryError(path, "", f"the front-matter is {len(front):,} characters; at most "
+                                   f"{MAX_FRONT_MATTER_BYTES:,} are read (a real one is a few thousand): "
+                                   f"move prose into the body")
     try:
         data = _load_yaml(front)
+    except _ExpansionError as err:
+        raise EntryError(path, err.key, err.message) from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" (line {mark.line + 2}, column {mark.column + 1})" if mark else ""
@@ -216,8 +369,11 @@ def _key_at(front: str, line: int) -> str:
     return ""
 
 
-def parse_entry(path: Path, entries_dir: Path) -> Entry:
-    """Read and validate one entry file; raises EntryError."""
+def parse_entry(path: Path, entries_dir: Path, today: dt.date | None = None) -> Entry:
+    """Read and validate one entry file; raises EntryError.
+
+    ``today`` is the date that written, reviewed and checked dates may not be after (by more
+    than CLOCK_SLACK); the machine's date where not given (tests pass their own)."""
     text = _read_text(path)
     data, body = split_front_matter(text, path)
     try:
@@ -227,9 +383,18 @@ def parse_entry(path: Path, entries_dir: Path) -> Entry:
     slug = path.stem
     if not SLUG_RE.match(slug):
         raise EntryError(path, "", f"the file name must be a slug (lowercase words joined by '-'), found {slug!r}")
+    if slug in RESERVED_SLUGS:
+        raise EntryError(path, "", f"the slug {slug!r} is a path the site itself uses; rename the file (reserved: "
+                                   f"{', '.join(RESERVED_SLUGS)})")
     for i, other in enumerate(meta.related):
         if other == slug:
             raise EntryError(path, f"related[{i}]", f"an entry cannot be related to itself ({slug!r}); remove it")
+    _check_dates(path, meta, today or dt.date.today())
+    problem = markup_problem(body)
+    if problem:
+        line, message = problem
+        first = text.count("\n") - body.count("\n") + 1  # the body's first line in the file
+        raise EntryError(path, "body", f"line {first + line}: {message}")
     entry = Entry(slug=slug, path=path, meta=meta, raw_meta=data, body=body)
     if meta.measure is not None:
         files = _read_measured_files(entry, entries_dir)
@@ -237,13 +402,25 @@ def parse_entry(path: Path, entries_dir: Path) -> Entry:
     return entry
 
 
+def _check_dates(path: Path, meta: FrontMatter, today: dt.date) -> None:
+    """A date after ``today`` (past CLOCK_SLACK) records something that has not happened yet."""
+    latest = today + CLOCK_SLACK
+    dated = [("written_on", meta.written_on), ("reviewed_on", meta.reviewed_on)]
+    dated += [(f"sources[{i}].checked", source.checked) for i, source in enumerate(meta.sources)]
+    for key, day in dated:
+        if day is not None and day > latest:
+            raise EntryError(path, key, f"the date {day.isoformat()} is in the future (today is "
+                                        f"{today.isoformat()}); write the day it happened")
+
+
 def _read_text(path: Path) -> str:
     """An entry file's text; EntryError for one that is not a readable, reasonably sized UTF-8 file."""
     try:
         size = path.stat().st_size
         if size > MAX_ENTRY_BYTES:
-            raise EntryError(path, "", f"the file is {size / 1e6:.1f} MB; an entry may be at most "
-                                       f"{MAX_ENTRY_BYTES / 1e6:.1f} MB")
+            raise EntryError(path, "", f"the file is {size / 1024:,.0f} KB; an entry may be at most "
+                                       f"{MAX_ENTRY_BYTES // 1024} KB: split it, or move listings into "
+                                       f"the entry's folder as kernel files")
         raw = path.read_bytes()
     except OSError as err:
         raise EntryError(path, "", f"cannot read the file: {err.strerror or err}") from None
@@ -277,17 +454,18 @@ def _read_measured_files(entry: Entry, entries_dir: Path) -> dict[str, bytes]:
     return files
 
 
-def load_entries(entries_dir: Path) -> dict[str, Entry]:
+def load_entries(entries_dir: Path, today: dt.date | None = None) -> dict[str, Entry]:
     """Parse every entries/*.md (except index.md) and check cross-entry references.
 
-    Raises EntryErrors listing every malformed entry, not only the first.
+    Raises EntryErrors listing every malformed entry, not only the first.  ``today``: as for
+    ``parse_entry``.
     """
     entries = {}
     errors: list[EntryError] = []
     paths = [p for p in sorted(entries_dir.glob("*.md")) if p.name != "index.md"]
     for path in paths:
         try:
-            entry = parse_entry(path, entries_dir)
+            entry = parse_entry(path, entries_dir, today)
         except EntryError as err:
             errors.append(err)
             continue
@@ -321,3 +499,416 @@ def front_matter_schema() -> dict:
     """The JSON Schema editors use to validate entries as authors type."""
     schema = json_schema(FrontMatter, title="Verified CUDA glossary entry front-matter")
     return schema
+
+
+# ---------------------------------------------------------------------------------------------
+# Bounded Markdown.  Python-Markdown, Jinja (the figure templates) and the glossary's own regexes
+# take quadratic time or recurse without bound on some bodies, and a body reaches the build and
+# `glossary check` before any person reads it.  ``markup_problem`` estimates, in one linear pass
+# and without rendering, the work each known scanner would do, and refuses a body past a budget.
+# The estimates count every line, fenced code included: a fence that Python-Markdown does not take
+# as code (an unclosed or mismatched one) would otherwise let a pattern through, and ordinary code
+# closes its brackets, so it costs next to nothing here.  The timings below are from full
+# `mkdocs build`s of a one-entry project on the 2-core development machine; at every limit the
+# build takes at most about 1.5 s more than for an empty body (tests/test_bounds.py).
+
+# Characters Python-Markdown's link parser (getText/getLink, a Python loop) and its code-span
+# regex (a lazy match with a back-reference) read: each '[' is scanned to its matching ']' or to
+# the end of its paragraph, each '](' to its ')' (to the end where a quoted title opens inside),
+# each backtick run to the next run of the same length.  They read ~1.5 million characters a
+# second; 20 KB of '[' on one line is 200 million (over 30 s), where a paragraph of a thousand
+# ordinary links is about 10,000.
+MAX_INLINE_SCAN = 1_000_000
+# Characters the raw-HTML block parser (html.parser, over the whole document) reads from each
+# '<' that opens a tag, comment or declaration to its '>' (past quoted attribute values), plus
+# what the glossary's link regexes read from each '[' to the next ']'.  A few million characters
+# a second in a build; 20 KB of '<a ' is 70 million.
+MAX_HTML_SCAN = 2_000_000
+# Characters glossary.lint's figure scan reads from each '{{', '{%' or '{#' outside fenced code to
+# its '}}', '%}' or '#}' (a lazy regex, ~100 million characters a second): 250 KB of '{% ' ran
+# for over two minutes; 500 PTX register lists '{%f2, %f3}' in code spans of a 15 KB body are 8
+# million.
+MAX_TEMPLATE_SCAN = 50_000_000
+# Brackets ( [ { open inside one another, over the whole body: the figure templates' parser
+# (Jinja, glossary.bind) recurses per level and exhausts Python's stack at about 70 ("{{ ((((..."
+# in 3 KB was a RecursionError); code and prose nest 5 deep or so.
+MAX_BRACKET_NESTING = 32
+# Container markers ('>', '-', '*', '+', '1.') that open a line, and the columns of a line's
+# container prefix (indentation and markers): Python-Markdown nests a block per marker and per
+# 4 columns, recursively; 400 levels exhaust Python's stack (a RecursionError), and a ladder of
+# nested quotes costs depth x length.  Real entries nest 3 or 4 deep.
+MAX_LINE_NESTING = 16
+MAX_PREFIX_COLUMNS = 120
+# Emphasis nested inside emphasis ('*a *b ... c* d*') in one paragraph: each level is a recursive
+# call; about 900 exhaust Python's stack.  Prose nests 2 or 3 deep.
+MAX_EMPHASIS_NESTING = 64
+# Inline elements (links, code spans, emphasis pairs, tags, entities, escapes), estimated from the
+# markup that makes one.  Each costs about 0.2 ms of build (rendering, tooltips, search index):
+# 10,000 links, one per paragraph, add 2.4 s.  The heaviest ordinary page of the tests (500 links
+# in a paragraph, a 300-row table of code, links and emphasis, CUDA and PTX listings) has 5,800.
+MAX_INLINE_ELEMENTS = 8_000
+# Inline elements of a paragraph times its length: Python-Markdown rebuilds the paragraph's text
+# around a placeholder for every element it finds, at about 2,000 million characters a second;
+# 40,000 links in one 280 KB paragraph take 6 s, 500 in a 30 KB one 0.01 s.
+MAX_INLINE_COPY = 1_000_000_000
+# Lines and headings of a body: each line is a block, list item or table row, each costing about
+# 0.1 ms of build (60,000 list items take 4 s), and the table of contents numbers a repeated
+# heading by counting up from 1 for each repeat (40,000 equal headings took 110 s).  Real entries
+# have about 150 lines and 10 headings.
+MAX_BODY_LINES = 5_000
+MAX_BODY_HEADINGS = 300
+# '*[term]: definition' lines in a body: the abbr extension's cost grows with their square
+# (800 take a second, 1,600 five); the build adds its own tooltip lines beside these.
+MAX_BODY_ABBREVIATIONS = 100
+
+_BLOCK = re.compile(r"(?m)(?:^[ \t]*[^ \t\n][^\n]*(?:\n|\Z))+")  # Python-Markdown's blank line: spaces only
+_SQUARE = re.compile(r"[\[\]]")
+_ROUND = re.compile(r"[()]")
+_QUOTE = re.compile(r"[\"']")
+_TICKS = re.compile(r"`+")
+_EMPHASIS = re.compile(r"\*+|_+")
+_PREFIX = re.compile(r"(?m)^(?=[ \t>*+\-\d.)]{16})[ \t]*(?:(?:>|[-+*](?=[ \t])|\d{1,9}[.)](?=[ \t]))[ \t]*)*")
+_MARKER = re.compile(r">|[-+*](?=[ \t])|\d{1,9}[.)](?=[ \t])")
+_ABBREVIATION = re.compile(r"(?m)^[*]\[[^\]\n]*\][ ]?:")
+_HTML_OPEN = re.compile(r"<(?:[A-Za-z]|/|!|\?)")
+_QUOTED_VALUE = re.compile(r"=\s*([\"'])")
+_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+# What makes an inline element (code spans are counted as backtick runs / 2, emphasis by _emphasis):
+# a link's '](' or '][', a tag's '<', an entity, a backslash escape of a character Markdown escapes.
+_ELEMENT = re.compile(r"\]\(|\]\[|<[A-Za-z/!?]|&(?:#\d+|#[xX][\da-fA-F]+|[A-Za-z][A-Za-z\d]*);"
+                      r"|\\[\\`*_{}\[\]()>#+\-.!]")
+_HEADING = re.compile(r"(?m)^[ \t>]*(?:#{1,6}(?=[ \t]|$)|(?:=+|-+)[ \t]*$)")
+
+
+@dataclass
+class _Cost:
+    """One scanner's estimated work: characters read so far, and the opener that costs most (the
+    position the message names).  Estimating stops once ``limit`` is passed: the rest is not needed."""
+
+    what: str
+    limit: int
+    advice: str
+    copies: bool = False  # the paragraph-rebuilding estimate, not a scan from openers
+    chars: int = 0
+    worst: int = -1
+    worst_chars: int = -1
+    worst_closed: bool = True
+
+    @property
+    def over(self) -> bool:
+        return self.chars > self.limit
+
+    def add(self, pos: int, chars: int, closed: bool = True) -> None:
+        self.chars += chars
+        if chars > self.worst_chars:
+            self.worst, self.worst_chars, self.worst_closed = pos, chars, closed
+
+    def message(self) -> str:
+        if self.copies:
+            return (f"the paragraph starting on this line has so much inline markup for its length that the "
+                    f"Markdown renderer would copy more than {self.limit:,} characters rebuilding it (a second "
+                    f"or so of build): {self.advice}")
+        reach = "to its closer" if self.worst_closed else "to the end of the text, never closed"
+        return (f"{self.what} in the body would make the build's parsers read more than {self.limit:,} "
+                f"characters (a second or so of build); the costliest starts on this line and reads "
+                f"{self.worst_chars:,} characters {reach}: {self.advice}")
+
+
+def markup_problem(body: str) -> tuple[int, str] | None:
+    """(line of ``body``, counting from 0, and what is wrong) for a body whose markup would make the
+    Markdown renderer take more than a few seconds or exhaust Python's stack; None for any other.
+
+    Linear in the body's length: every estimate is a stack or a sorted-position look-up."""
+    problem = _size_problem(body) or _nesting_problem(body) or _abbreviation_problem(body)
+    if problem:
+        return problem
+    links = _Cost("The '[' and '](' of links", MAX_INLINE_SCAN,
+                  "close each '[' with ']' and each '](' with ')' in the same paragraph, or write a "
+                  "literal bracket as \\[")
+    ticks = _Cost("The backtick runs of code spans", MAX_INLINE_SCAN,
+                  "close each code span with a run of as many backticks as opened it")
+    copies = _Cost("The inline markup of a long paragraph", MAX_INLINE_COPY,
+                   "split the paragraph with blank lines, or use less inline markup in it", copies=True)
+    elements = 0
+    for block in _BLOCK.finditer(body):
+        text, start = block.group(), block.start()
+        if "[" in text and not links.over:
+            _link_cost(text, start, links)
+        found = sum(1 for _ in _ELEMENT.finditer(text))
+        if "`" in text:
+            found += _tick_cost(text, start, ticks)
+        if "*" in text or "_" in text:
+            pairs, problem = _emphasis(text, start, body)
+            if problem:
+                return problem
+            found += pairs
+        elements += found
+        if elements > MAX_INLINE_ELEMENTS:
+            return (body.count("\n", 0, start),
+                    f"the body has more than {MAX_INLINE_ELEMENTS:,} inline elements (links, code spans, "
+                    f"emphasis, tags, entities, escapes) by this paragraph; each costs the build about 0.2 ms: "
+                    f"an entry is a page, so move tables of data into the entry's results and long "
+                    f"listings into kernel files")
+        copies.add(start, found * len(text))
+        for cost in (links, ticks, copies):
+            if cost.over:
+                return body.count("\n", 0, cost.worst), cost.message()
+    html = _html_cost(body)
+    if html.over:
+        return body.count("\n", 0, html.worst), html.message()
+    if "{" in body:
+        templates = _Cost("The '{{', '{%' and '{#' of template code", MAX_TEMPLATE_SCAN,
+                          "close each with '}}', '%}' or '#}', or put the text in a fenced code block")
+        _template_cost(body, templates)
+        if templates.over:
+            return body.count("\n", 0, templates.worst), templates.message()
+    return _bracket_problem(body)
+
+
+def _size_problem(body: str) -> tuple[int, str] | None:
+    lines = body.count("\n")
+    if lines > MAX_BODY_LINES:
+        return (MAX_BODY_LINES, f"the body has {lines:,} lines; at most {MAX_BODY_LINES:,} are read (each is a "
+                                f"block, list item or table row of the page): an entry is a page, so move "
+                                f"tables of data into the entry's results and long listings into kernel files")
+    headings = 0
+    for m in _HEADING.finditer(body):
+        headings += 1
+        if headings > MAX_BODY_HEADINGS:
+            return (body.count("\n", 0, m.start()),
+                    f"the body has more than {MAX_BODY_HEADINGS} headings (this is the first past the limit); "
+                    f"each is a table-of-contents entry and anchor: use fewer sections")
+    return None
+
+
+def _link_cost(text: str, start: int, cost: _Cost) -> None:
+    """Python-Markdown's link parser: each '[' to its matching ']', each '](' to its ')'."""
+    end = len(text)
+    stack: list[int] = []
+    for m in _SQUARE.finditer(text):
+        if m.group() == "[":
+            stack.append(m.start())
+        elif stack:
+            p = stack.pop()
+            cost.add(start + p, m.start() - p)
+            if cost.over:
+                return
+    _add_unclosed(cost, stack, start, end)
+    if "](" not in text or cost.over:
+        return
+    quotes = [m.start() for m in _QUOTE.finditer(text)]
+    stack = []
+    for m in _ROUND.finditer(text):
+        p = m.start()
+        if m.group() == "(":
+            stack.append(p)
+        elif stack:
+            q = stack.pop()
+            if q and text[q - 1] == "]":
+                # a quote inside makes the parser look for a title's closing quote, up to the end
+                quoted = bisect.bisect_right(quotes, q) < bisect.bisect_left(quotes, p)
+                cost.add(start + q, (end - q) if quoted else (p - q))
+                if cost.over:
+                    return
+    _add_unclosed(cost, [q for q in stack if q and text[q - 1] == "]"], start, end)
+
+
+def _add_unclosed(cost: _Cost, opened: list[int], start: int, end: int) -> None:
+    """Openers never closed: each reads to ``end``; the first of them reads farthest."""
+    if opened:
+        cost.chars += len(opened) * end - sum(opened)
+        if end - opened[0] > cost.worst_chars:
+            cost.worst, cost.worst_chars, cost.worst_closed = start + opened[0], end - opened[0], False
+
+
+def _tick_cost(text: str, start: int, cost: _Cost) -> int:
+    """The code-span regex: a backtick run is closed by the next run of the same length.
+    Returns the code spans the text can hold (half its runs)."""
+    runs = [(m.start(), m.end() - m.start()) for m in _TICKS.finditer(text)]
+    if cost.over:
+        return len(runs) // 2
+    following: list[int | None] = [None] * len(runs)
+    last: dict[int, int] = {}
+    for i in range(len(runs) - 1, -1, -1):
+        following[i] = last.get(runs[i][1])
+        last[runs[i][1]] = i
+    i = 0
+    while i < len(runs):
+        j = following[i]
+        if j is None:
+            cost.add(start + runs[i][0], len(text) - runs[i][0], closed=False)
+            i += 1
+        else:
+            cost.add(start + runs[i][0], runs[j][0] - runs[i][0])
+            i = j + 1
+        if cost.over:
+            break
+    return len(runs) // 2
+
+
+def _emphasis(text: str, start: int, body: str) -> tuple[int, tuple[int, str] | None]:
+    """The emphasis pairs of a paragraph, and the problem where they nest deeper than
+    MAX_EMPHASIS_NESTING (each level is a recursive call)."""
+    stacks: dict[str, list[int]] = {"*": [], "_": []}
+    events: list[tuple[int, int]] = []
+    runs = 0  # runs that can delimit emphasis, intraword '*' included ('a*b*c' is emphasis)
+    for m in _EMPHASIS.finditer(text):
+        before = text[m.start() - 1] if m.start() else " "
+        after = text[m.end()] if m.end() < len(text) else " "
+        if before.isspace() and after.isspace() or m.group()[0] == "_" and before.isalnum() and after.isalnum():
+            continue
+        runs += 1
+        opens = not after.isspace() and (before.isspace() or before in _PUNCT)
+        closes = not before.isspace() and (after.isspace() or after in _PUNCT)
+        if opens and not closes:
+            stacks[m.group()[0]].append(m.start())
+        elif closes and not opens and stacks[m.group()[0]]:
+            events.append((stacks[m.group()[0]].pop(), 1))
+            events.append((m.start(), -1))
+    pairs = runs // 2
+    if len(events) // 2 <= MAX_EMPHASIS_NESTING:
+        return pairs, None
+    depth = 0
+    for pos, step in sorted(events):
+        depth += step
+        if depth > MAX_EMPHASIS_NESTING:
+            return pairs, (body.count("\n", 0, start + pos),
+                    f"emphasis is nested more than {MAX_EMPHASIS_NESTING} deep in one paragraph (from this "
+                    f"line); each level is a recursive call of the Markdown renderer: close the emphasis "
+                    f"sooner, or write a literal '*' or '_' as \\* or \\_")
+    return pairs, None
+
+
+def _nesting_problem(body: str) -> tuple[int, str] | None:
+    """A line opening more than MAX_LINE_NESTING containers, or a container prefix past
+    MAX_PREFIX_COLUMNS; only lines whose first 16 characters could be a prefix are looked at."""
+    for m in _PREFIX.finditer(body):
+        prefix = m.group()
+        columns = len(prefix.expandtabs(4))
+        markers = len(_MARKER.findall(prefix))
+        if markers > MAX_LINE_NESTING or columns > MAX_PREFIX_COLUMNS:
+            return (body.count("\n", 0, m.start()),
+                    f"the line opens with {markers:,} quote or list markers in a prefix of {columns:,} "
+                    f"columns (at most {MAX_LINE_NESTING} markers and {MAX_PREFIX_COLUMNS} columns); the "
+                    f"Markdown renderer nests a block per level, recursively: flatten the structure")
+    return None
+
+
+def _abbreviation_problem(body: str) -> tuple[int, str] | None:
+    found = 0
+    for m in _ABBREVIATION.finditer(body):
+        found += 1
+        if found > MAX_BODY_ABBREVIATIONS:
+            return (body.count("\n", 0, m.start()),
+                    f"the body defines more than {MAX_BODY_ABBREVIATIONS} abbreviations ('*[term]: ...' "
+                    f"lines); their cost grows with their square: keep the ones this page needs (other "
+                    f"entries' terms get their tooltips from those entries)")
+    return None
+
+
+# glossary.lint blanks fenced code with this pattern before it scans for template code.
+_LINT_FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.S | re.M)
+_TEMPLATE_MARKS = (("{{", "}}"), ("{%", "%}"), ("{#", "#}"))
+_BRACKET = re.compile(r"[\[\](){}]")
+
+
+def _template_cost(body: str, cost: _Cost) -> None:
+    """glossary.lint's lazy scan from each '{{', '{%' or '{#' outside fenced code to its closer."""
+    fenced = [(m.start(), m.end()) for m in _LINT_FENCE.finditer(body)]
+    starts = [a for a, _ in fenced]
+    n = len(body)
+    for opener, closer in _TEMPLATE_MARKS:
+        if opener not in body:
+            continue
+        ends = [m.start() for m in re.finditer(re.escape(closer), body)]
+        for m in re.finditer(f"(?={re.escape(opener)})", body):
+            p = m.start()
+            k = bisect.bisect_right(starts, p) - 1
+            if k >= 0 and p < fenced[k][1]:
+                continue  # inside fenced code, which the scan never sees
+            j = bisect.bisect_left(ends, p + 2)
+            end = ends[j] if j < len(ends) else n
+            cost.add(p, end - p, closed=j < len(ends))
+            if cost.over:
+                return
+
+
+def _bracket_problem(body: str) -> tuple[int, str] | None:
+    """Brackets nested deeper than MAX_BRACKET_NESTING anywhere in the body."""
+    depth = 0
+    for m in _BRACKET.finditer(body):
+        if m.group() in "([{":
+            depth += 1
+            if depth > MAX_BRACKET_NESTING:
+                return (body.count("\n", 0, m.start()),
+                        f"brackets ( [ {{ open more than {MAX_BRACKET_NESTING} deep inside one another by this "
+                        f"line; the figure templates' parser recurses per level: close them sooner, or put "
+                        f"the text in a fenced code block")
+        elif depth:
+            depth -= 1
+    return None
+
+
+def _html_cost(body: str) -> _Cost:
+    """html.parser's scan from each '<' that opens markup to its end (quote-aware for start tags,
+    whose quoted attribute values may hold '>'), and the link regexes' from each '[' to the next ']'."""
+    cost = _Cost("The '<' of tags and the '[' of links", MAX_HTML_SCAN,
+                 "close each '<' tag with '>' (and each quoted attribute value) and each '[' with ']', or "
+                 "write a literal '<' as &lt; and '[' as \\[")
+    n = len(body)
+    if "[" in body:
+        closers = [m.start() for m in re.finditer(r"\]", body)]
+        for m in re.finditer(r"\[", body):
+            k = bisect.bisect_right(closers, m.start())
+            cost.add(m.start(), (closers[k] if k < len(closers) else n) - m.start(), closed=k < len(closers))
+            if cost.over:
+                return cost
+    if "<" not in body:
+        return cost
+    gts = [m.start() for m in re.finditer(">", body)]
+    comment_ends = [m.start() for m in re.finditer("-->", body)]
+    section_ends = [m.start() for m in re.finditer(r"\]\]>", body)]
+    quoted = [(m.start(), m.end(), m.group(1)) for m in _QUOTED_VALUE.finditer(body)]
+    quoted_starts = [q[0] for q in quoted]
+    quote_at = {'"': [m.start() for m in re.finditer('"', body)], "'": [m.start() for m in re.finditer("'", body)]}
+    memo: dict[int, int] = {}
+
+    def following(positions: list[int], pos: int) -> int:
+        k = bisect.bisect_left(positions, pos)
+        return positions[k] if k < len(positions) else n
+
+    def tag_end(pos: int) -> int:
+        chain = []
+        while True:
+            gt = following(gts, pos)
+            k = bisect.bisect_left(quoted_starts, pos)
+            if k >= len(quoted) or quoted[k][0] > gt:
+                result = gt
+                break
+            if k in memo:
+                result = memo[k]
+                break
+            chain.append(k)
+            close = following(quote_at[quoted[k][2]], quoted[k][1])
+            if close >= n:
+                result = n
+                break
+            pos = close + 1
+        for k in chain:
+            memo[k] = result
+        return result
+
+    for m in _HTML_OPEN.finditer(body):
+        p = m.start()
+        if body.startswith("<!--", p):
+            end = following(comment_ends, p + 4)
+        elif body.startswith("<![", p):
+            end = following(section_ends, p + 3)
+        elif body[p + 1] in "/!?":
+            end = following(gts, p + 2)
+        else:
+            end = tag_end(p + 2)
+        cost.add(p, end - p, closed=end < n)
+        if cost.over:
+            break
+    return cost

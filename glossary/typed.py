@@ -7,7 +7,11 @@ JSON Schema that editors use while authors type.
 
 Supported field types: str, int, float, bool, datetime.date, Literal[...],
 list[T], dict[str, T], T | None and nested dataclasses.  Field documentation
-lives in ``field(metadata={"doc": ...})``.
+lives in ``field(metadata={"doc": ...})``; ``doc()`` also takes bounds that are
+checked on load and written into the schema: ``max_items`` (a list's items or a
+mapping's keys, checked before any item is converted, so a huge list costs
+nothing), ``unique_items`` (a repeated list item is an error naming its index)
+and ``max_length`` (a text's characters, or each text item's of a list).
 """
 
 from __future__ import annotations
@@ -187,7 +191,10 @@ def _convert_dataclass(cls: Any, value: Any, key: str) -> Any:
     kwargs = {}
     for name, f in fields.items():
         if name in value:
-            kwargs[name] = _convert(hints[name], value[name], _join(key, name))
+            where = _join(key, name)
+            _check_count(f.metadata, value[name], where)
+            kwargs[name] = _convert(hints[name], value[name], where)
+            _check_bounds(f.metadata, kwargs[name], where)
         elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
             raise SchemaError(_join(key, name), f"required key is missing (expected {_type_name(hints[name])})")
     obj = cls(**kwargs)
@@ -198,6 +205,37 @@ def _convert_dataclass(cls: Any, value: Any, key: str) -> Any:
         except SchemaError as err:
             raise SchemaError(_join(key, err.key) if err.key else key, err.message) from None
     return obj
+
+
+def _check_count(meta: Any, value: Any, key: str) -> None:
+    """A list or mapping longer than the field's ``max_items``: refused before its items are read."""
+    most = meta.get("max_items")
+    if most is not None and isinstance(value, (list, dict)) and len(value) > most:
+        what = "items" if isinstance(value, list) else "keys"
+        raise SchemaError(key, f"expected at most {most} {what}, found {len(value):,}; "
+                               f"{meta.get('max_items_why', 'remove some')}")
+
+
+def _check_bounds(meta: Any, value: Any, key: str) -> None:
+    """``unique_items`` and ``max_length`` of a converted field value."""
+    longest = meta.get("max_length")
+    if longest is not None:
+        texts = [(key, value)] if isinstance(value, str) else \
+            [(_join(key, i), v) for i, v in enumerate(value)] if isinstance(value, tuple) else []
+        for where, text in texts:
+            if isinstance(text, str) and len(text) > longest:
+                raise SchemaError(where, f"expected at most {longest} characters, found {len(text):,}: "
+                                         f"{describe(text)}")
+    if meta.get("unique_items") and isinstance(value, tuple):
+        first: dict[Any, int] = {}
+        for i, item in enumerate(value):
+            try:
+                earlier = first.setdefault(item, i)
+            except TypeError:  # an unhashable item (a mapping): not a list this applies to
+                return
+            if earlier != i:
+                raise SchemaError(_join(key, i), f"{describe(item)} repeats {_join(key, earlier)}; "
+                                                 f"list it once")
 
 
 def json_schema(cls: type, title: str | None = None) -> dict:
@@ -226,6 +264,7 @@ def _schema(tp: Any, defs: dict[str, dict]) -> dict:
             required = []
             for f in dataclasses.fields(tp):
                 prop = dict(_schema(hints[f.name], defs))
+                _schema_bounds(f.metadata, prop)
                 doc = f.metadata.get("doc")
                 if doc:
                     prop["description"] = doc
@@ -253,9 +292,33 @@ def _schema(tp: Any, defs: dict[str, dict]) -> dict:
             float: {"type": "number"}}[tp]
 
 
-def doc(text: str, **kwargs: Any) -> Any:
-    """A dataclass field with documentation (shown in the JSON Schema)."""
-    return dataclasses.field(metadata={"doc": text}, **kwargs)
+def _schema_bounds(meta: Any, prop: dict) -> None:
+    """The field's bounds in JSON Schema words, on the field's own schema (or its non-null branch)."""
+    target = prop["anyOf"][0] if "anyOf" in prop else prop
+    if meta.get("max_items") is not None:
+        target["maxProperties" if target.get("type") == "object" else "maxItems"] = meta["max_items"]
+    if meta.get("unique_items"):
+        target["uniqueItems"] = True
+    if meta.get("max_length") is not None:
+        text = target["items"] if target.get("type") == "array" else target
+        text["maxLength"] = meta["max_length"]
+
+
+def doc(text: str, *, max_items: int | None = None, unique_items: bool = False, max_length: int | None = None,
+        max_items_why: str | None = None, **kwargs: Any) -> Any:
+    """A dataclass field with documentation (shown in the JSON Schema), and optional bounds checked
+    on load and shown in the schema: ``max_items`` (with ``max_items_why``, what to do instead),
+    ``unique_items``, ``max_length``."""
+    meta: dict[str, Any] = {"doc": text}
+    if max_items is not None:
+        meta["max_items"] = max_items
+    if max_items_why:
+        meta["max_items_why"] = max_items_why
+    if unique_items:
+        meta["unique_items"] = True
+    if max_length is not None:
+        meta["max_length"] = max_length
+    return dataclasses.field(metadata=meta, **kwargs)
 
 
 __all__ = ["SchemaError", "describe", "doc", "json_schema", "load"]

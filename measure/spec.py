@@ -24,6 +24,27 @@ from glossary.typed import SchemaError, doc
 from measure import expr
 
 DTYPES = ("float32", "float64", "int32")
+
+# Bounds on a spec, so that a hostile or mistaken entry costs the build and `glossary check`
+# milliseconds (every expression below is evaluated at load time, see MeasureSpec.validate) and the
+# verification node a bounded run.  Each is far past what a measurement needs.
+# A size parameter counts elements: 2**40 (a trillion, 4 TiB of float32) is past every GPU's memory;
+# the memory each size needs is judged per architecture by fit_problems.
+MAX_SIZE = 2**40
+# Points of the sweep: every size is measured (warm-ups, samples, a counter pass) on every device.
+MAX_SIZES = 32
+# Variants, launches per variant, arguments per launch, buffers: a comparison of a few versions
+# of a computation, each a short chain of kernels.
+MAX_VARIANTS = 16
+MAX_LAUNCHES = 16
+MAX_ARGS = 32
+MAX_BUFFERS = 32
+# A launch enqueued this many times per timed region (launch-overhead entries use 64 to 256): the
+# harness builds each repeat's arguments on the host.
+MAX_REPEAT = 100_000
+# Warm-up runs and samples per variant: each sample is kept in the result file.
+MAX_WARMUPS = 1_000
+MAX_RUNS = 10_000
 # nvcc options an entry may pass: what changes the code generated, nothing that names a file, a host
 # compiler or a program to run on the verification node (-o, -ccbin, -Xcompiler, --run, -include ...).
 _NVCC_FLAG = re.compile(
@@ -60,7 +81,7 @@ class Launch:
     args: list[str] = doc(
         "kernel arguments in order: a buffer name (its device pointer), a scalar name, or an "
         "integer expression over the size parameters (passed as `index_type`); inside a repeated "
-        "launch, `i` is the repeat index")
+        "launch, `i` is the repeat index", max_items=MAX_ARGS)
     repeat: int = doc("enqueue this launch this many times", default=1)
 
     def validate(self) -> None:
@@ -73,8 +94,8 @@ class Launch:
             threads *= b
         if any(b < 1 for b in self.block) or threads > 1024:
             raise SchemaError("block", f"expected positive sizes with at most 1024 threads, found {list(self.block)}")
-        if self.repeat < 1:
-            raise SchemaError("repeat", f"expected at least 1, found {self.repeat}")
+        if not 1 <= self.repeat <= MAX_REPEAT:
+            raise SchemaError("repeat", f"expected 1 to {MAX_REPEAT:,} launches, found {self.repeat:,}")
         for i, text in enumerate(self.grid):
             _check_expr(text, f"grid[{i}]")
 
@@ -85,7 +106,7 @@ class Variant:
 
     name: str = doc("identifier used by ratios, claims and bound figures, e.g. fused")
     label: str = doc("what the Measured table calls it, e.g. \"staged chain, timed as one\"")
-    launches: list[Launch] = doc("the launches, in order")
+    launches: list[Launch] = doc("the launches, in order", max_items=MAX_LAUNCHES)
     bytes_per_elem: float = doc("predicted DRAM bytes moved per element (reads plus writes)")
     useful_bytes_per_elem: float | None = doc(
         "bytes per element the computation needs, where DRAM moves more (coalescing); "
@@ -134,8 +155,12 @@ class Timing:
             raise SchemaError("runs", f"expected at least 1 timed run, found {self.runs}")
         if self.warmups < 0:
             raise SchemaError("warmups", f"expected 0 or more warm-up runs, found {self.warmups}")
+        if self.warmups > MAX_WARMUPS:
+            raise SchemaError("warmups", f"expected at most {MAX_WARMUPS:,} warm-up runs, found {self.warmups:,}")
         if self.max_runs < self.runs:
             raise SchemaError("max_runs", f"expected max_runs >= runs ({self.runs}), found {self.max_runs}")
+        if self.max_runs > MAX_RUNS:
+            raise SchemaError("max_runs", f"expected at most {MAX_RUNS:,} samples per variant, found {self.max_runs:,}")
         if not 0 < self.target_ci < 1:
             raise SchemaError("target_ci", f"expected a fraction between 0 and 1, found {self.target_ci}")
         if not self.max_seconds > 0:
@@ -193,6 +218,9 @@ class Claim:
         default="past_l2")
     size: dict[str, int] | None = doc(
         "judge only this point of the sweep (one of measure.sizes), e.g. {chunk: 1024}", default=None)
+    expected_failure: str | None = doc(
+        "why this claim is expected to fail (a sentence the reviewer signs, shown beside the verdict); "
+        "without it a failing claim keeps the entry off the site", default=None)
 
     def validate(self) -> None:
         if not self.tolerance >= 0:
@@ -205,6 +233,9 @@ class Claim:
                                              f"not {self.kind}")
             if not self.at_most > 0:
                 raise SchemaError("at_most", f"expected a number above 0, found {self.at_most}")
+        if self.expected_failure is not None and len(self.expected_failure.split()) < 3:
+            raise SchemaError("expected_failure", f"expected a sentence saying why the claim fails, "
+                                                  f"found {self.expected_failure!r}")
         for key in CLAIM_NEEDS[self.kind]:
             if getattr(self, key) is None:
                 raise SchemaError(key, f"required for a {self.kind} claim")
@@ -218,9 +249,11 @@ class MeasureSpec:
     reference: str = doc(
         "Python file (relative to entries/<slug>/) defining reference(variant, inputs, scalars, "
         "params) -> {output name: float64 array}")
-    buffers: dict[str, Buffer] = doc("device buffers by name")
-    variants: list[Variant] = doc("the versions compared, in table order")
-    sizes: list[dict[str, int]] = doc("size parameters, one mapping per point of the sweep, e.g. {n: 16777216}")
+    buffers: dict[str, Buffer] = doc("device buffers by name", max_items=MAX_BUFFERS)
+    variants: list[Variant] = doc("the versions compared, in table order", max_items=MAX_VARIANTS)
+    sizes: list[dict[str, int]] = doc(
+        "size parameters, one mapping per point of the sweep, e.g. {n: 16777216}; each at most 2**40",
+        max_items=MAX_SIZES)
     headline: dict[str, int] = doc("the size the page leads with; one of sizes")
     archs: list[str] = doc("architectures the kernels claim, e.g. [sm_75, sm_90]; each is compiled in CI")
     nvcc_flags: list[str] = doc("nvcc options (the arch is added per device)",
@@ -265,6 +298,10 @@ class MeasureSpec:
             for name, value in point.items():
                 if value < 1:
                     raise SchemaError(f"sizes[{i}].{name}", f"expected a size of at least 1, found {value}")
+                if value > MAX_SIZE:
+                    raise SchemaError(f"sizes[{i}].{name}", f"expected at most 2**40 ({MAX_SIZE:,}) elements, "
+                                                            f"found {value:,}; a size counts elements, and "
+                                                            f"no GPU holds more")
         for key in ("rtol", "atol"):
             if not getattr(self, key) >= 0:
                 raise SchemaError(key, f"expected a tolerance of at least 0, found {getattr(self, key)}")
@@ -293,6 +330,7 @@ class MeasureSpec:
                 if getattr(ratio, key) not in names:
                     raise SchemaError(f"ratios[{ri}].{key}", f"expected a variant name ({', '.join(names)}), "
                                                             f"found {getattr(ratio, key)!r}")
+        self._check_values(params)
         for ci, claim in enumerate(self.claims):
             if claim.size is not None and dict(claim.size) not in [dict(p) for p in self.sizes]:
                 raise SchemaError(f"claims[{ci}].size", f"expected one of the sizes, found {dict(claim.size)}")
@@ -304,6 +342,41 @@ class MeasureSpec:
                 if value is not None and value not in names:
                     raise SchemaError(f"claims[{ci}].{key}", f"expected a variant name ({', '.join(names)}), "
                                                             f"found {value!r}")
+
+    def _check_values(self, params: set[str]) -> None:
+        """Evaluate the spec's expressions now, so that a bad one is an error under its key at load
+        time rather than in `check`, a page or the harness: ``elements`` and every buffer's size at
+        every point of the sweep (each a count of 1 to 2**40), and each distinct grid and integer
+        argument expression at the headline and the largest point, for the first and the last
+        repeat index (bounded work: MAX_VARIANTS x MAX_LAUNCHES x (MAX_ARGS + 3) x 4 evaluations
+        at most; the harness still evaluates every size and repeat when it runs)."""
+        counts = [("elements", self.elements)] + [(f"buffers.{n}.size", b.size) for n, b in self.buffers.items()]
+        largest = self.sizes[0]
+        most = -1
+        for i, point in enumerate(self.sizes):
+            for key, text in counts:
+                value = _value(text, dict(point), key, f"sizes[{i}] {_label(point)}")
+                if not 1 <= value <= MAX_SIZE:
+                    raise SchemaError(key, f"expression {text!r} gives {value:,} elements at sizes[{i}] "
+                                           f"{_label(point)}; expected 1 to 2**40 ({MAX_SIZE:,})")
+                if key == "elements" and value > most:
+                    largest, most = point, value
+        points = [dict(self.headline)] + ([dict(largest)] if dict(largest) != dict(self.headline) else [])
+        seen: set[tuple[str, int]] = set()
+        for vi, variant in enumerate(self.variants):
+            for li, launch in enumerate(variant.launches):
+                where = f"variants[{vi}].launches[{li}]"
+                texts = [(f"{where}.grid[{gi}]", g) for gi, g in enumerate(launch.grid)]
+                texts += [(f"{where}.args[{ai}]", a) for ai, a in enumerate(launch.args)
+                          if a not in self.buffers and a not in self.scalars]
+                for key, text in texts:
+                    for repeat_index in sorted({0, launch.repeat - 1}):
+                        if (text, repeat_index) in seen:
+                            continue
+                        seen.add((text, repeat_index))
+                        for point in points:
+                            _value(text, dict(point, i=repeat_index), key,
+                                   f"{_label(point)}" + (f", i = {repeat_index}" if "i" in expr.names(text) else ""))
 
     def variant(self, name: str) -> Variant:
         for v in self.variants:
@@ -321,6 +394,68 @@ def buffer_bytes(spec: MeasureSpec, params: dict[str, int]) -> dict[str, int]:
     Raises expr.ExprError for an expression that cannot be evaluated."""
     env = dict(params)
     return {name: expr.evaluate_int(buf.size, env) * DTYPE_BYTES[buf.dtype] for name, buf in spec.buffers.items()}
+
+
+# Device memory of the largest GPU known for each architecture, in bytes: what a size's working set
+# must fit for the entry's claim "this runs on sm_XX" to hold anywhere.  Conservative on purpose
+# (the biggest card of the arch, the memory the vendor quotes), so a size flagged here fits no GPU
+# of that arch; an arch not listed is not judged.  GB is 10**9 bytes, as vendors quote HBM.
+GB = 10**9
+LARGEST_GPU: dict[str, tuple[int, str]] = {
+    "sm_60": (16 * GB, "Tesla P100"),
+    "sm_61": (24 * GB, "Tesla P40"),
+    "sm_70": (32 * GB, "Tesla V100 32 GB"),
+    "sm_75": (48 * GB, "Quadro RTX 8000"),
+    "sm_80": (80 * GB, "A100 80 GB"),
+    "sm_86": (48 * GB, "RTX A6000"),
+    "sm_87": (64 * GB, "Jetson AGX Orin 64 GB"),
+    "sm_89": (48 * GB, "L40S"),
+    "sm_90": (144 * GB, "GH200"),  # the H200 has 141 GB, the H100 80 or 94
+    "sm_100": (192 * GB, "B200"),
+    "sm_103": (288 * GB, "B300"),
+    "sm_120": (96 * GB, "RTX PRO 6000 Blackwell"),
+}
+
+
+def fit_problems(spec: MeasureSpec) -> list[str]:
+    """One sentence for each size whose working set (every buffer, as the harness allocates them;
+    ``buffer_bytes``) cannot fit the device memory of the largest known GPU of an architecture the
+    entry claims (``measure.archs``, LARGEST_GPU); empty when every size fits.  Pure: no GPU needed,
+    for `glossary check` to warn before any measuring."""
+    problems = []
+    archs = list(dict.fromkeys(a.rstrip("a") for a in spec.archs))  # sm_90a is sm_90's memory
+    for i, point in enumerate(spec.sizes):
+        try:
+            need = sum(buffer_bytes(spec, dict(point)).values())
+        except expr.ExprError as err:
+            problems.append(f"measure.sizes[{i}] {_label(point)}: the working set cannot be worked out: {err}.")
+            continue
+        for arch in archs:
+            known = LARGEST_GPU.get(arch)
+            if known is not None and need > known[0]:
+                memory, gpu = known
+                problems.append(f"measure.sizes[{i}] {_label(point)} needs a working set of {_bytes(need)}, "
+                                f"more than the {_bytes(memory)} of the largest {arch} GPU ({gpu}); "
+                                f"lower the size or drop {arch} from measure.archs.")
+    return problems
+
+
+def _bytes(count: int) -> str:
+    for unit, scale in (("TB", 10**12), ("GB", 10**9), ("MB", 10**6)):
+        if count >= scale:
+            return f"{count / scale:,.1f} {unit}"
+    return f"{count:,} bytes"
+
+
+def _label(point: dict) -> str:
+    return "{" + ", ".join(f"{k}: {v}" for k, v in point.items()) + "}"
+
+
+def _value(text: str, env: dict, key: str, where: str) -> int:
+    try:
+        return expr.evaluate_int(text, env)
+    except expr.ExprError as err:
+        raise SchemaError(key, f"{err} (at {where})") from None
 
 
 def _check_expr(text: str, key: str, allowed: set[str] | None = None, hint: str = "") -> None:

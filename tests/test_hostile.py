@@ -30,9 +30,9 @@ ERRORS: dict[str, tuple[str, str]] = {
     "yaml-unclosed": ("", "the front-matter opened with '---' on line 1 is never closed"),
     "yaml-empty": ("title", "the front-matter is empty; it needs at least title and summary"),
     "yaml-not-mapping": ("", "expected the front-matter to be a mapping of keys to values, found a list"),
-    "yaml-alias-bomb": ("tags[0]", "expected text, found a list"),
+    "yaml-alias-bomb": ("tags", "the front-matter expands to more than 100,000 values (YAML aliases count once"),
     "encoding-latin1": ("", "the file is not UTF-8 text (byte 0xe9 on line 3); save it as UTF-8"),
-    "size-10mb": ("", "MB; an entry may be at most 1.0 MB"),
+    "size-10mb": ("", "the file is 10,240 KB; an entry may be at most 256 KB"),
     "type-title-number": ("title", "expected text, found an integer 42"),
     "type-related-text": ("related", "expected a list of text, found text 'kernel-fusion'"),
     "type-bad-date": ("written_on", "expected a date (YYYY-MM-DD), found text '2026-13-45'"),
@@ -56,6 +56,17 @@ ERRORS: dict[str, tuple[str, str]] = {
     "spec-no-launches": ("measure.variants[0].launches", "expected at least one launch"),
     "spec-zero-block": ("measure.variants[0].launches[0].block", "expected positive sizes"),
     "spec-nvcc-output": ("measure.nvcc_flags[1]", "options that name files"),
+    "bound-expr-power": ("measure.buffers.x.size", "expression '9 ** 9 ** 9' raises 9 to the power 387,420,489; "
+                                                   "exponents may be at most 64"),
+    "bound-yaml-alias-launches": ("measure", "the front-matter expands to more than 100,000 values"),
+    "bound-body-brackets": ("body", "line 7: The '[' and '](' of links in the body would make the build's "
+                                    "parsers read more than 1,000,000 characters"),
+    "bound-body-nesting": ("body", "line 9: the line opens with 1,000 quote or list markers"),
+    "bound-tags-many": ("tags", "expected at most 12 items, found 13"),
+    "bound-tag-form": ("tags[0]", "expected a short topic name"),
+    "bound-related-repeated": ("related[2]", "text 'related-cycle-a' repeats related[0]; list it once"),
+    "bound-size-huge": ("measure.sizes[0].n", "expected at most 2**40 (1,099,511,627,776) elements"),
+    "bound-date-future": ("sources[0].checked", "the date 2999-01-01 is in the future"),
 }
 
 # slug -> (other corpus entries it needs, the gate's reason in the build's WARNING)
