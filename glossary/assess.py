@@ -30,6 +30,7 @@ from glossary import bind, claims, findings, gate, review, trust
 from glossary.findings import Measured
 from glossary.model import Entry, display_path
 from measure import store
+from measure.spec import fit_problems
 
 # `glossary new` writes "TODO: ..." where the author has prose to write.
 _SCAFFOLD = re.compile(r"\bTODO\b")
@@ -84,6 +85,8 @@ def assess(entry: Entry, results: dict[str, dict], policy: trust.Trust | None = 
     refusals += [Finding("figures", _figure_reason(why)) for why in measured.figure_problems]
     refusals += [Finding("claims", reason) for reason in failing_claims(measured)]
     warnings = _result_warnings(measured)
+    if entry.meta.measure is not None:
+        warnings += [Finding("results", why) for why in fit_problems(entry.meta.measure)]
     if signed.warning and not refusals:
         warnings.append(Finding("review", signed.warning))
     extra = tuple(f.message for f in refusals if f.check != "gate")

@@ -228,4 +228,6 @@ def test_whole_corpus_build_reports_every_problem(tmp_path):
         where = f"{slug}.md" + (f", key '{key}'" if key else "")
         assert where in run.stderr, f"the build did not report {where}"
         assert fragment in run.stderr
+    # the symlinked folder is reported too: MkDocs would walk what it points at
+    assert "symbolic links to folders" in run.stderr and "kernel-symlink-folder ->" in run.stderr
     assert not (project / "site" / "index.html").exists()

@@ -176,3 +176,13 @@ def _glossary(project: Path, *args: str):
     return subprocess.run([sys.executable, "-m", "glossary.cli", "--entries", "entries", *args], cwd=project,
                           capture_output=True, text=True, timeout=120,
                           env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+
+
+def test_check_warns_when_a_size_cannot_fit_the_claimed_gpus(tmp_path):
+    text = COPY.replace("sizes: [{n: 1048576}]", "sizes: [{n: 1048576}, {n: 274877906944}]").replace(
+        "archs: [sm_90]", "archs: [sm_75, sm_90]")
+    project = make_project(tmp_path, text, result=False, sign=False)
+    check = json.loads(_glossary(project, "check", "--json").stdout)
+    (report,) = [e for e in check["entries"] if e["slug"] == "copy"]
+    fits = [p for p in report["problems"] if "largest sm_75 GPU" in p["message"]]
+    assert fits and fits[0]["severity"] == "warning" and "measure.sizes[1]" in fits[0]["message"]
