@@ -671,13 +671,18 @@ def _size_problem(body: str) -> tuple[int, str] | None:
         return (MAX_BODY_LINES, f"the body has {lines:,} lines; at most {MAX_BODY_LINES:,} are read (each is a "
                                 f"block, list item or table row of the page): an entry is a page, so move "
                                 f"tables of data into the entry's results and long listings into kernel files")
-    headings = 0
-    for m in _HEADING.finditer(body):
-        headings += 1
-        if headings > MAX_BODY_HEADINGS:
-            return (body.count("\n", 0, m.start()),
-                    f"the body has more than {MAX_BODY_HEADINGS} headings (this is the first past the limit); "
-                    f"each is a table-of-contents entry and anchor: use fewer sections")
+    past = _line_past_limit(_HEADING, body, MAX_BODY_HEADINGS)
+    if past is not None:
+        return (past, f"the body has more than {MAX_BODY_HEADINGS} headings (this is the first past the limit); "
+                      f"each is a table-of-contents entry and anchor: use fewer sections")
+    return None
+
+
+def _line_past_limit(pattern: re.Pattern, body: str, limit: int) -> int | None:
+    """The body line of ``pattern``'s first match past ``limit`` matches, or None (counting stops there)."""
+    for found, m in enumerate(pattern.finditer(body), 1):
+        if found > limit:
+            return body.count("\n", 0, m.start())
     return None
 
 
@@ -795,15 +800,12 @@ def _nesting_problem(body: str) -> tuple[int, str] | None:
 
 
 def _abbreviation_problem(body: str) -> tuple[int, str] | None:
-    found = 0
-    for m in _ABBREVIATION.finditer(body):
-        found += 1
-        if found > MAX_BODY_ABBREVIATIONS:
-            return (body.count("\n", 0, m.start()),
-                    f"the body defines more than {MAX_BODY_ABBREVIATIONS} abbreviations ('*[term]: ...' "
-                    f"lines); their cost grows with their square: keep the ones this page needs (other "
-                    f"entries' terms get their tooltips from those entries)")
-    return None
+    past = _line_past_limit(_ABBREVIATION, body, MAX_BODY_ABBREVIATIONS)
+    if past is None:
+        return None
+    return (past, f"the body defines more than {MAX_BODY_ABBREVIATIONS} abbreviations ('*[term]: ...' lines); "
+                  f"their cost grows with their square: keep the ones this page needs (other entries' terms "
+                  f"get their tooltips from those entries)")
 
 
 # glossary.lint blanks fenced code with this pattern before it scans for template code.

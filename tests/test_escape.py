@@ -23,6 +23,7 @@ import pytest
 import yaml
 
 from conftest import mkdocs, write_project
+from site_fixture import KERNEL as TRIAD_KERNEL, REFERENCE as TRIAD_REFERENCE  # bench/gen_entries' triad
 from glossary import export, plots, render, review, tooltips
 from glossary.model import load_entries
 from glossary.pages import DeviceView, SizeView, VariantRow, entry_fingerprint
@@ -61,24 +62,9 @@ TITLE = 120  # glossary.model: MAX_TITLE_CHARS, MAX_ABBREVIATION_CHARS
 ABBREVIATION = 60
 
 
-KERNEL = """\
-// Kernel comments with markup: <script>window.__xss=1</script> </script> ``` ~~~ {{ 7*7 }}
-extern "C" __global__ void copy(const float* b, float* a, long long n) {
-    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i < n) a[i] = b[i];
-}
-
-extern "C" __global__ void triad(float* a, const float* b, const float* c, float s, long long n) {
-    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i < n) a[i] = b[i] + s * c[i];
-}
-"""
-REFERENCE = """\
-def reference(variant, inputs, scalars, params):
-    if variant == "copy":
-        return {"a": inputs["b"]}
-    return {"a": inputs["b"] + scalars["s"] * inputs["c"]}
-"""
+# The synthetic glossary's triad kernel and reference, with markup in a comment.
+KERNEL = "// Kernel comments with markup: <script>window.__xss=1</script> </script> ``` ~~~ {{ 7*7 }}\n" + TRIAD_KERNEL
+REFERENCE = TRIAD_REFERENCE
 # A variant name is an identifier the entry chooses; it reaches tables, claims, plots and alt text.
 NAME = 'tri<b onmouseover="window.__xss=8">ad'
 
