@@ -262,7 +262,7 @@ def status(ctx: click.Context, as_json: bool) -> None:
         table = Table("entry", "publishable", "devices (captured)", "stale", "review")
         for row in rows:
             why = "yes" if row["publishable"] else "no: " + "; ".join(row["why_not"])
-            devices = ", ".join(f"{d['gpu']} ({d['captured_on']}{', imported' if d['imported'] else ''})"
+            devices = ", ".join(f"{d['gpu']} ({d['captured_on']}, {d['attestation']})"
                                 for d in row["devices"]) or "–"
             stale = ", ".join(k for k in ("results", "review") if row[f"stale_{k}"]) or "–"
             rv = row["review"]
@@ -283,7 +283,8 @@ def _status_row(report: checks.EntryReport) -> dict:
         "publishable": report.publishable,
         "why_not": [p.message for p in report.errors],
         "devices": [{"key": d.key, "gpu": d.gpu, "captured_on": d.captured_on, "status": d.status,
-                     "imported": d.provenance == "imported", "stale": d.stale} for d in report.devices],
+                     "imported": d.provenance == "imported", "stale": d.stale, "attestation": d.attestation,
+                     "signed_by": d.attested_by} for d in report.devices],
         "stale_results": report.stale_results,
         "unmeasured": report.unmeasured,
         "stale_review": report.stale_review,

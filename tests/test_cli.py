@@ -160,7 +160,8 @@ def test_check_reports_stale_results(entries):
     (row,) = json.loads(run(entries, "status", "--json").stdout)
     assert row["stale_results"] is True
     assert row["devices"] == [{"key": "nvidia-h200", "gpu": "NVIDIA H200", "captured_on": "2026-10-03",
-                               "status": "ok", "imported": False, "stale": True}]
+                               "status": "ok", "imported": False, "stale": True, "attestation": "unsigned",
+                               "signed_by": None}]
 
 
 def test_check_says_when_lint_is_unavailable(entries, monkeypatch):

@@ -24,8 +24,8 @@ from glossary.build import GlossaryBuild, Options
 from measure import attest
 
 
-def build(project: Path):
-    options = Options.for_project(project / "entries", environ={})
+def build(project: Path, preview: bool = False):
+    options = Options.for_project(project / "entries", environ={"GLOSSARY_PREVIEW": "1"} if preview else {})
     options.templates_dir = ROOT / "templates"
     result = GlossaryBuild(options, logging.getLogger("test-trust"))
     result.load()
@@ -82,6 +82,8 @@ def test_forged_or_edited_results_are_unverified(tmp_path, keys, tamper, why):
     result_path(project).write_text(json.dumps(data))
     sign_review(project, "Charles Babbage", keys.reviewer)
     assert why in reasons(project)
+    page = build(project, preview=True).render_page("copy.md")
+    assert '!!! danger "Unverified result"' in page and "(unverified)" in page
 
 
 def test_a_copied_signature_does_not_verify_for_another_device(tmp_path, keys):
