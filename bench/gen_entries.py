@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import logging
 import shutil
 import sys
@@ -41,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from glossary import review, trust  # noqa: E402
+from glossary import lessons, review, trust  # noqa: E402
 from glossary.build import GlossaryBuild, Options  # noqa: E402
 from glossary.model import load_entries, parse_entry  # noqa: E402
 from glossary.pages import entry_fingerprint  # noqa: E402
@@ -205,6 +204,7 @@ def write_glossary(project: Path, n: int) -> Path:
     entries_dir.mkdir(parents=True)
     shutil.copytree(ROOT / "entries" / "assets", entries_dir / "assets")
     (project / "mkdocs.yml").write_text(yaml.safe_dump(mkdocs_config(None), sort_keys=False), encoding="utf-8")
+    catalog = lessons.load_catalog(ROOT / "data" / "lessons.yml")  # the project's, as mkdocs_config points
     keys = {"node": attest.Signer.generate(), AUTHOR: attest.Signer.generate(), REVIEWER: attest.Signer.generate()}
     (project / "trust").mkdir()
     (project / trust.NODES_FILE).write_text(
@@ -225,7 +225,7 @@ def write_glossary(project: Path, n: int) -> Path:
         data = attest.sign_result(result(i, s, entry_fingerprint(entry)), keys["node"], signed_at=DAY.isoformat())
         store.write_atomic(store.results_dir(folder) / f"{DEVICE}.json", data)
         # sign as the project's `glossary sign` does, so the gate publishes it without warnings
-        signed, fingerprint = review.sign_entry(entry, text, REVIEWER, DAY, store.load_results(folder))
+        signed, fingerprint = review.sign_entry(entry, text, REVIEWER, DAY, store.load_results(folder), catalog)
         path.write_text(signed, encoding="utf-8")
         trust.write_review_signature(parse_entry(path, entries_dir), REVIEWER, DAY, fingerprint, keys[REVIEWER])
     load_entries(entries_dir)  # every related slug resolves, every file parses

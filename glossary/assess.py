@@ -62,11 +62,13 @@ class Assessment:
         return self.verdict.publishable
 
 
-def assess(entry: Entry, results: dict[str, dict], policy: trust.Trust | None = None) -> Assessment:
+def assess(entry: Entry, results: dict[str, dict], policy: trust.Trust | None = None,
+           catalog: dict | None = None) -> Assessment:
     """Judge ``entry`` with its recorded ``results`` (device key -> result data) under ``policy``
-    (default: ``trust: names``, where names alone count and nothing is signed)."""
+    (default: ``trust: names``, where names alone count and nothing is signed); ``catalog`` is
+    the lesson catalogue the page resolves its lesson days through."""
     policy = policy or trust.Trust(mode="names")
-    signed = review.review_of(entry, results)
+    signed = review.review_of(entry, results, catalog)
     measured = _attested(entry, findings.collect(entry, results), results, policy)
     names = gate.judge(entry.meta.author, entry.meta.reviewer)
     refusals = [Finding("gate", reason) for reason in names.reasons]

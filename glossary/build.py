@@ -95,6 +95,13 @@ class Options:
         return cls.resolve(entries_dir, config_dir, read_extra(config_dir / "mkdocs.yml"), serving=False,
                            environ=environ)
 
+    def load_catalog(self) -> dict:
+        """The lesson catalogue (day -> title and URL); GlossaryError names a malformed day."""
+        try:
+            return lessons.load_catalog(self.lessons_file) if self.lessons_file else {}
+        except lessons.LessonsError as err:
+            raise GlossaryError(str(err)) from None
+
     def load_trust(self) -> trust_mod.Trust:
         """The trust policy and the keys the repository lists; GlossaryError names a bad line."""
         if self.trust_root is None:
@@ -162,8 +169,9 @@ class GlossaryBuild:
             except store.StoreError as err:
                 raise GlossaryError(str(err)) from None
         self.policy = self.options.load_trust()
+        self.lesson_catalog = self.options.load_catalog()
         for slug, entry in self.entries.items():
-            self.assessments[slug] = assess.assess(entry, self.results[slug], self.policy)
+            self.assessments[slug] = assess.assess(entry, self.results[slug], self.policy, self.lesson_catalog)
             self.verdicts[slug] = self.assessments[slug].verdict
         for slug, entry in self.entries.items():
             related = tuple(self.entries[s] for s in entry.meta.related if self.shown(s))
@@ -173,10 +181,6 @@ class GlossaryBuild:
                 related=related, preview=self.options.preview,
                 body=measured.body, claims=measured.claims, figure_problems=measured.figure_problems,
                 review_key=self.assessments[slug].review_key)
-        try:
-            self.lesson_catalog = lessons.load_catalog(self.options.lessons_file) if self.options.lessons_file else {}
-        except lessons.LessonsError as err:
-            raise GlossaryError(str(err)) from None
         self.terms = tooltips.terms([m.entry for m in self.shown_models()])
         self.lessons_by_day = lessons.entries_by_day([m.entry for m in self.shown_models()])
         self.hidden = frozenset(s for s in self.entries if not self.shown(s))

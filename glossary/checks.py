@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from glossary import assess, gate, pages, review, sitefiles, trust
+from glossary import assess, gate, pages, sitefiles, trust
 from glossary.build import GlossaryError, Options
+from glossary.review import Review
 from glossary.model import Entry, EntryError, parse_entry
 from measure import store
 
@@ -52,7 +53,7 @@ class EntryReport:
     entry: Entry | None = None
     results: dict[str, dict] = field(default_factory=dict)
     devices: list[pages.DeviceView] = field(default_factory=list)
-    review: review.Review | None = None
+    review: Review | None = None
     problems: list[Problem] = field(default_factory=list)
 
     @property
@@ -123,12 +124,18 @@ def inspect(entries_dir: Path, only: list[str] | None = None, lint: bool = True,
     """
     paths = entry_paths(entries_dir)
     general: list[Problem] = []
+    options = Options.for_project(entries_dir)
     if policy is None:
         try:
-            policy = Options.for_project(entries_dir).load_trust()
+            policy = options.load_trust()
         except GlossaryError as err:
             general.append(Problem("trust", "error", str(err)))
             policy = trust.Trust(mode="signed")
+    try:
+        catalog = options.load_catalog()
+    except GlossaryError as err:
+        general.append(Problem("lessons", "error", str(err)))
+        catalog = {}
     reports = {p.stem: EntryReport(slug=p.stem, path=p) for p in paths}
     for report in reports.values():
         try:
@@ -142,7 +149,7 @@ def inspect(entries_dir: Path, only: list[str] | None = None, lint: bool = True,
         if report.entry is None or (only is not None and slug not in only):
             continue
         _check_links(report, set(reports), entries_dir)
-        _check_results_and_review(report, policy)
+        _check_results_and_review(report, policy, catalog)
         if unbound is not None:
             _check_figures(report, unbound)
     selected = [r for s, r in reports.items() if only is None or s in only]
@@ -172,7 +179,7 @@ def _check_links(report: EntryReport, known: set[str], entries_dir: Path) -> Non
                                                                f"{match.group(1)}.md, which is not an entry"))
 
 
-def _check_results_and_review(report: EntryReport, policy: trust.Trust) -> None:
+def _check_results_and_review(report: EntryReport, policy: trust.Trust, catalog: dict) -> None:
     entry = report.entry
     try:
         report.results = store.load_results(entry.folder)
@@ -181,7 +188,7 @@ def _check_results_and_review(report: EntryReport, policy: trust.Trust) -> None:
         verdict = gate.judge(entry.meta.author, entry.meta.reviewer)
         report.problems += [Problem("gate", "error", reason, refusal=True) for reason in verdict.reasons]
         return
-    judged = assess.assess(entry, report.results, policy)
+    judged = assess.assess(entry, report.results, policy, catalog)
     report.devices = list(judged.measured.devices)
     report.review = judged.review
     report.problems += [Problem(f.check, "error", f.message, refusal=True) for f in judged.refusals]

@@ -333,7 +333,8 @@ def sign(ctx: click.Context, entry: str, name: str, key_file: Path | None, passp
     if problem:
         raise Problems(f"not signed: {problem}")
     try:
-        policy = Options.for_project(entries_dir).load_trust()
+        options = Options.for_project(entries_dir)
+        policy, catalog = options.load_trust(), options.load_catalog()
     except GlossaryError as err:
         raise Problems(f"not signed: {err}") from None
     signer = None
@@ -349,7 +350,7 @@ def sign(ctx: click.Context, entry: str, name: str, key_file: Path | None, passp
     day = date.date() if date else dt.date.today()
     raw = target.path.read_bytes()
     try:
-        signed, fingerprint = review.sign_entry(target, raw.decode("utf-8"), name, day, results)
+        signed, fingerprint = review.sign_entry(target, raw.decode("utf-8"), name, day, results, catalog)
     except review.ReviewError as err:
         raise Problems(f"not signed: {target.path}: {err}") from None
     _write_atomic(target.path, signed.encode("utf-8"))
@@ -359,7 +360,7 @@ def sign(ctx: click.Context, entry: str, name: str, key_file: Path | None, passp
         again_entry = parse_entry(target.path, entries_dir)
         if signer is not None:
             trust.write_review_signature(again_entry, again_entry.meta.reviewer, day, fingerprint, signer)
-        judged = assess.assess(again_entry, results, policy)
+        judged = assess.assess(again_entry, results, policy, catalog)
         again, why = judged.review, judged.review.status
         refused = [f.message for f in judged.refusals if f.check in ("gate", "review")]
     except EntryError as err:

@@ -8,7 +8,8 @@ stale review can say *what* changed since it was signed::
 
 Each part is the first 12 hex digits of a SHA-256 over:
 
-fm        the front-matter as parsed data, minus ``review_fingerprint`` itself, as
+fm        the front-matter as parsed data, minus ``review_fingerprint`` itself, and the
+          lesson catalogue's title and link for each lesson day the entry lists, as
           canonical JSON (sorted keys, dates as YYYY-MM-DD): comments and layout
           do not count, values do.  The reviewer's name and date are covered, so
           renaming the reviewer or back-dating the review after signing makes the
@@ -74,9 +75,17 @@ def _part(name: str, data: bytes) -> str:
     return hashlib.sha256(name.encode() + b"\0" + data).hexdigest()[:12]
 
 
-def compute_review_fingerprint(entry: Entry, results: dict[str, dict]) -> str:
-    """The compound fingerprint of what a reviewer of ``entry`` sees, with these recorded results."""
+def compute_review_fingerprint(entry: Entry, results: dict[str, dict], catalog: dict | None = None) -> str:
+    """The compound fingerprint of what a reviewer of ``entry`` sees, with these recorded results.
+
+    ``catalog`` is the lesson catalogue (``glossary.lessons``): the titles and links it gives the
+    entry's lesson days are shown on the page, so they are part of what the reviewer signs.
+    """
     front = {k: v for k, v in entry.raw_meta.items() if k not in UNSIGNED_KEYS}
+    shown = _catalogue_lines(entry, catalog or {})
+    if shown:
+        front = dict(front)
+        front["\0lessons catalogue"] = shown  # a key no front-matter can have
     body = entry.body.replace("\r\n", "\n").strip().encode("utf-8")
     kernels = b"".join(f"{name}\0{len(data)}\0".encode() + data for name, data in sorted(entry.kernel_files.items()))
     parts = {
@@ -86,6 +95,12 @@ def compute_review_fingerprint(entry: Entry, results: dict[str, dict]) -> str:
         "results": _part("results", _canonical(results)),
     }
     return f"{FORMAT}:" + ",".join(f"{k}={v}" for k, v in parts.items())
+
+
+def _catalogue_lines(entry: Entry, catalog: dict) -> dict[str, list]:
+    """The catalogue's title and URL for each lesson day the entry lists (days it knows only)."""
+    days = [lesson.day for lesson in getattr(entry.meta, "lessons", ())] if hasattr(entry, "meta") else []
+    return {str(day): [catalog[day].title, catalog[day].url] for day in sorted(set(days)) if day in catalog}
 
 
 def parse_fingerprint(text: str | None) -> tuple[str, dict[str, str]] | None:
@@ -149,10 +164,10 @@ class Review:
         return short_fingerprint(self.fingerprint) if self.fingerprint else None
 
 
-def review_of(entry: Entry, results: dict[str, dict]) -> Review:
-    """Compare the entry's signed review fingerprint with its content and results now."""
+def review_of(entry: Entry, results: dict[str, dict], catalog: dict | None = None) -> Review:
+    """Compare the entry's signed review fingerprint with its content, results and lessons now."""
     meta = entry.meta
-    current = compute_review_fingerprint(entry, results)
+    current = compute_review_fingerprint(entry, results, catalog)
     common = dict(reviewer=meta.reviewer, reviewed_on=meta.reviewed_on, fingerprint=meta.review_fingerprint,
                   current=current)
     if not is_real_name(meta.reviewer):
@@ -188,7 +203,8 @@ def signer_problem(entry: Entry, name: str) -> str | None:
     return None
 
 
-def sign_entry(entry: Entry, text: str, name: str, date: dt.date, results: dict[str, dict]) -> tuple[str, str]:
+def sign_entry(entry: Entry, text: str, name: str, date: dt.date, results: dict[str, dict],
+               catalog: dict | None = None) -> tuple[str, str]:
     """(the entry's new text, its review fingerprint) once ``name`` signs it on ``date``.
 
     The fingerprint covers the reviewer's name and the date, so it is computed over
@@ -199,7 +215,7 @@ def sign_entry(entry: Entry, text: str, name: str, date: dt.date, results: dict[
         raw_meta, _ = split_front_matter(draft, entry.path)
     except EntryError as err:
         raise ReviewError(f"could not edit the front-matter safely ({err.message})") from None
-    fingerprint = compute_review_fingerprint(dataclasses.replace(entry, raw_meta=raw_meta), results)
+    fingerprint = compute_review_fingerprint(dataclasses.replace(entry, raw_meta=raw_meta), results, catalog)
     return sign_text(text, name, date, fingerprint), fingerprint
 
 

@@ -120,9 +120,12 @@ def sign_entry_file(path: Path, name: str, day, results: dict | None = None) -> 
     from glossary.model import parse_entry
     from measure import store
 
+    from glossary.build import Options
+
     entry = parse_entry(path, path.parent)
     if results is None:
         results = store.load_results(entry.folder)
-    text, fingerprint = review.sign_entry(entry, path.read_text(encoding="utf-8"), name, day, results)
+    catalog = Options.for_project(path.parent).load_catalog()  # the project's lessons, as `glossary sign` reads them
+    text, fingerprint = review.sign_entry(entry, path.read_text(encoding="utf-8"), name, day, results, catalog)
     path.write_text(text, encoding="utf-8")
     return fingerprint

@@ -22,12 +22,11 @@ import jinja2
 import pytest
 import yaml
 
-from conftest import mkdocs, write_project
+from conftest import mkdocs, sign_entry_file, write_project
 from site_fixture import KERNEL as TRIAD_KERNEL, REFERENCE as TRIAD_REFERENCE  # bench/gen_entries' triad
-from glossary import export, plots, render, review, tooltips
+from glossary import export, plots, render, tooltips
 from glossary.model import load_entries
 from glossary.pages import DeviceView, SizeView, VariantRow, entry_fingerprint
-from measure import store
 
 PAYLOADS = (
     "<script>window.__xss=1</script>",
@@ -198,12 +197,7 @@ def build_hostile_site(tmp_path: Path, published: bool, body: str = BODY) -> Pat
         measured = dict(results(slug)["fixture-gpu-a"], provenance="measured", fingerprint=entry_fingerprint(entry))
         del measured["imported_from"]
         (entry.folder / "results" / "fixture-gpu-a.json").write_text(json.dumps(measured, indent=1))
-        reviewer = meta["reviewer"]
-        for _ in range(2):  # the fingerprint covers the reviewer's name and date: sign, then sign what was signed
-            entry = load_entries(entries)[slug]
-            fingerprint = review.compute_review_fingerprint(entry, store.load_results(entry.folder))
-            text = review.sign_text(entry.path.read_text(), reviewer, dt.date(2026, 1, 5), fingerprint)
-            entry.path.write_text(text)
+        sign_entry_file(entry.path, meta["reviewer"], dt.date(2026, 1, 5))  # as `glossary sign` does
     run = mkdocs(project, "build", env={} if published else {"GLOSSARY_PREVIEW": "1"})
     assert run.returncode == 0, run.stderr
     assert "Traceback" not in run.stderr

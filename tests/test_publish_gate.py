@@ -9,7 +9,6 @@ draft that shares sentences with published text.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
 import re

@@ -245,3 +245,16 @@ def test_sign_text_refuses_what_it_cannot_edit_safely():
         review.sign_text("---\n{title: T, summary: S}\n---\n", "C D", DAY, fp)
     with pytest.raises(review.ReviewError, match="front-matter"):
         review.sign_text("no front-matter\n", "C D", DAY, fp)
+
+
+def test_the_lesson_catalogue_shown_on_the_page_is_part_of_the_review(tmp_path):
+    from glossary.lessons import CatalogLesson
+
+    entries = make(tmp_path, ENTRY.replace("reviewed_on: null", "reviewed_on: null\nlessons:\n  - {day: 7, title: Own}"))
+    catalog = {7: CatalogLesson("Bandwidth yardsticks", "https://example.org/day-7/"), 9: CatalogLesson("Other")}
+    before = review.compute_review_fingerprint(entry(entries), {}, catalog)
+    assert review.compute_review_fingerprint(entry(entries), {}, {**catalog, 9: CatalogLesson("x")}) == before
+    for changed in (CatalogLesson("Bandwidth yardsticks, renamed", "https://example.org/day-7/"),
+                    CatalogLesson("Bandwidth yardsticks", "https://example.org/elsewhere/")):
+        after = review.compute_review_fingerprint(entry(entries), {}, {**catalog, 7: changed})
+        assert review.diff_review(before, after) == ["front-matter"]

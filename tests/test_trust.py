@@ -7,7 +7,6 @@ result or a review keeps it off the site, and the log names the file and why.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import logging
 import subprocess
@@ -18,7 +17,7 @@ import pytest
 
 from conftest import ROOT, mkdocs
 
-from gate_fixture import COPY, DAY, Keys, _result, make_project, sign_review
+from gate_fixture import DAY, Keys, make_project, sign_review
 from glossary import trust
 from glossary.build import GlossaryBuild, Options
 from measure import attest
