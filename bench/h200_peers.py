@@ -50,7 +50,7 @@ from typing import Any, Callable
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from measure import HARNESS_VERSION, expr, stats  # noqa: E402
+from measure import HARNESS_VERSION, expr, stats, units  # noqa: E402
 
 SLUG = "kernel-fusion"
 OUTPUT = "y"                   # the chain's output buffer, and the torch chain's result
@@ -418,7 +418,7 @@ def render_table(report: dict) -> str:
     floor = report.get("floor")
     if floor:
         v = floor.get("verdict")
-        out.append(f"copy floor, {floor['bytes_per_buffer'] / 2**30:.2f} GiB/buffer: " +
+        out.append(f"copy floor, {units.binary_bytes(floor['bytes_per_buffer'], 'GiB', 2)}/buffer: " +
                    (f"harness {v['harness_floor_gbps']:.0f} GB/s = {_pct(v['ratio'])} of best ({v['best']} "
                     f"{v['best_gbps']:.0f}) -> {_met(v)}" if v else "harness floor not timed -> not judged"))
         for name, c in floor["contestants"].items():

@@ -19,9 +19,9 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from glossary.typed import load  # noqa: E402
 from measure import runner, stats, store  # noqa: E402
 from measure.spec import MeasureSpec  # noqa: E402
+from measure.typed import load  # noqa: E402
 
 
 def main() -> int:

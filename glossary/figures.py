@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from measure import stats
+from measure import stats, units
 
 
 def gbps(bytes_per_elem: float, elements: int, ms: float) -> float:
@@ -38,12 +38,8 @@ def fmt_int(value: int) -> str:
 
 
 def fmt_bytes(value: float) -> str:
-    """A byte count in binary units: 50 MiB, 1 GiB."""
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if value >= scale:
-            shown = value / scale
-            return f"{shown:.0f} {unit}" if shown == int(shown) else f"{shown:.1f} {unit}"
-    return f"{value:.0f} B"
+    """A byte count in binary units: 50 MiB, 1 GiB (``measure.units.binary_bytes``)."""
+    return units.binary_bytes(value)
 
 
 def fmt_bpe(value: float) -> str:

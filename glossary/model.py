@@ -19,8 +19,8 @@ from typing import Any
 
 import yaml
 
-from glossary.typed import SchemaError, describe, doc, json_schema, load
 from measure.spec import MeasureSpec
+from measure.typed import SchemaError, describe, doc, json_schema, load
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 FRONT_MATTER_RE = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.S)

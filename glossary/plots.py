@@ -15,6 +15,7 @@ from pathlib import Path
 
 from glossary import figures, svgplot
 from glossary.pages import DeviceView, SizeView
+from measure import units
 
 FLOOR_COLOR = "#5f6368"
 L2_COLOR = "#b0006d"
@@ -251,8 +252,5 @@ def _ticks(xs: list[float]) -> list[float]:
 
 
 def _count(value: float) -> str:
-    for unit, scale in (("G", 2**30), ("M", 2**20), ("K", 2**10)):
-        if value >= scale:
-            shown = value / scale
-            return f"{shown:.0f}{unit}" if shown == int(shown) else f"{shown:.1f}{unit}"
-    return f"{value:.0f}"
+    """An axis tick for a count, in binary prefixes: 64K, 1.5M."""
+    return units.binary(value, unit="", sep="")

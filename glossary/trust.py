@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Literal
 
 from glossary.gate import normalize_name, same_person
-from measure import attest
+from measure import attest, units
 from measure.attest import AttestError, PublicKey
 
 MODES = ("signed", "names")
@@ -93,7 +93,8 @@ def load_keyring(path: Path) -> Keyring:
     if not path.is_file():
         return Keyring(path=path)
     if path.stat().st_size > MAX_KEY_FILE_BYTES:
-        raise TrustError(f"{path}: larger than {MAX_KEY_FILE_BYTES // 1024} KiB; it should list a few keys")
+        raise TrustError(f"{path}: larger than {units.binary_bytes(MAX_KEY_FILE_BYTES, 'KiB', 0)}; "
+                         "it should list a few keys")
     keys: dict[str, TrustedKey] = {}
     for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         line = raw.strip()

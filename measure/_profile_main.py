@@ -13,9 +13,9 @@ import json
 import sys
 from pathlib import Path
 
-from glossary.typed import load
 from measure import runner
 from measure.spec import MeasureSpec
+from measure.typed import load
 
 
 def main(argv: list[str] | None = None) -> int:

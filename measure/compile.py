@@ -9,13 +9,12 @@ so it can be recorded with the results.
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
-import shutil
 import subprocess
 from pathlib import Path
 
+from measure import tools
 from measure.spec import MeasureSpec
 
 
@@ -25,16 +24,7 @@ class NvccError(RuntimeError):
 
 def find_nvcc() -> str | None:
     """The nvcc to use: $NVCC, then PATH, then the usual CUDA install folders."""
-    env = os.environ.get("NVCC")
-    if env and Path(env).is_file():
-        return env
-    found = shutil.which("nvcc")
-    if found:
-        return found
-    for candidate in ("/usr/local/cuda/bin/nvcc", "/usr/local/bin/nvcc"):
-        if Path(candidate).is_file():
-            return candidate
-    return None
+    return tools.find_cuda_tool("nvcc", env_var="NVCC", folders=(tools.CUDA_BIN, "/usr/local/bin"))
 
 
 def nvcc_command(spec: MeasureSpec, source_path: Path, arch: str, output: Path,
@@ -86,11 +76,8 @@ def nvcc_version(nvcc: str | None = None) -> str | None:
     exe = nvcc or find_nvcc()
     if exe is None:
         return None
-    try:
-        proc = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return parse_nvcc_version(proc.stdout)
+    text = tools.version_output(exe)
+    return None if text is None else parse_nvcc_version(text)
 
 
 def cubin_symbols_present(cubin: bytes, names: list[str]) -> list[str]:

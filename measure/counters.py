@@ -19,14 +19,13 @@ import io
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Callable
 
-from measure import stats
+from measure import stats, tools
 from measure.spec import MeasureSpec
 
 METRICS = ("dram__bytes_read.sum", "dram__bytes_write.sum")
@@ -130,21 +129,13 @@ def variant_counters(launches: list[dict], manifest: list[dict], elements: int,
 
 
 def find_ncu() -> str | None:
-    found = shutil.which("ncu")
-    if found:
-        return found
-    for candidate in ("/usr/local/cuda/bin/ncu",):
-        if Path(candidate).is_file():
-            return candidate
-    return None
+    """The ncu to use: PATH, then the usual CUDA install folder."""
+    return tools.find_cuda_tool("ncu")
 
 
 def ncu_version(ncu: str) -> str | None:
-    try:
-        proc = subprocess.run([ncu, "--version"], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    match = re.search(r"Version\s+(\S+)", proc.stdout)
+    """ncu's version, e.g. '2025.3.0.0', or None if it cannot be run."""
+    match = re.search(r"Version\s+(\S+)", tools.version_output(ncu) or "")
     return match.group(1) if match else None
 
 
@@ -158,7 +149,7 @@ def ncu_command(ncu: str, cache_control: str, kernels: list[str], log_file: Path
 
 
 def spec_to_json(spec: MeasureSpec) -> str:
-    """The spec as plain JSON that glossary.typed.load reads back (for the profiled process)."""
+    """The spec as plain JSON that measure.typed.load reads back (for the profiled process)."""
     return json.dumps(dataclasses.asdict(spec))
 
 

@@ -5,7 +5,7 @@ The producers are ``measure.runner`` (``measure_entry``: environment, method, si
 ``glossary.measuring`` (the failure record); ``measure.store`` writes and reads the
 files.  ``Result`` describes exactly what they write, plus the few notes an imported
 result carries (the seed's Tesla T4 figures), and nothing else: the file is loaded
-strictly by ``glossary.typed.load``, so an unknown key (with a did-you-mean), a missing
+strictly by ``measure.typed.load``, so an unknown key (with a did-you-mean), a missing
 field or a wrong type is an error naming the dotted key.
 
 Values that would mislead or crash a reader are errors too: every number is finite (JSON
@@ -30,7 +30,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from glossary.typed import SchemaError, json_schema, load
+from measure.typed import SchemaError, json_schema, load
 
 FORMAT = 1
 _TIME_STATS = ("mean", "median", "min", "max")
@@ -94,7 +94,7 @@ def _check_number(key: str, value: Any, bound: tuple[str, float] | None) -> None
 class _Record:
     """Checks shared by every record: numbers finite and within bounds, then the record's own rules."""
 
-    def validate(self) -> None:  # called by glossary.typed.load once the fields are converted
+    def validate(self) -> None:  # called by measure.typed.load once the fields are converted
         for f in dataclasses.fields(self):  # type: ignore[arg-type]
             _check_number(f.name, getattr(self, f.name), f.metadata.get("bound"))
         self._rules()
@@ -540,7 +540,7 @@ class Result(_Record):
 
 
 def parse(data: Any, key: str = "") -> Result:
-    """The typed result from plain JSON data; raises glossary.typed.SchemaError naming the key."""
+    """The typed result from plain JSON data; raises measure.typed.SchemaError naming the key."""
     return load(Result, data, key)
 
 

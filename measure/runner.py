@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from measure import HARNESS_VERSION, compile as nvcc, counters, envinfo, expr, stats, store
+from measure import HARNESS_VERSION, compile as nvcc, counters, envinfo, expr, stats, store, units
 from measure.spec import MeasureSpec, Variant
 
 NAN32 = 0x7FC00000          # a quiet float32 NaN: poison for float32 buffers
@@ -531,9 +531,10 @@ def memory_shortfall(need: int, free: int, total: int, label: str, gpu_name: str
     """The message for a size that cannot fit in device memory, or None where it fits (pure)."""
     if need <= free:
         return None
-    gib = 2**30
-    return (f"{label} needs {need / gib:.1f} GiB of device memory (buffers and the copy floor), but "
-            f"{gpu_name} has {free / gib:.1f} GiB free of {total / gib:.1f} GiB: lower the size in the "
+    def gib(n: int) -> str:
+        return units.binary_bytes(n, "GiB", digits=1)
+    return (f"{label} needs {gib(need)} of device memory (buffers and the copy floor), but "
+            f"{gpu_name} has {gib(free)} free of {gib(total)}: lower the size in the "
             f"entry's measure.sizes. Nothing was allocated or timed.")
 
 
@@ -554,8 +555,9 @@ def _allocate(spec: MeasureSpec, params: dict[str, int], gpu: _Gpu, extra_bytes:
             try:
                 ws.allocs[name] = gpu.drv.mem_alloc(sizes[name])
             except gpu.drv.MemoryError as err:
+                shown = units.binary_bytes(sizes[name], "GiB", digits=2)
                 raise MeasurementError(f"{stats.size_label(params)}: out of device memory allocating "
-                                       f"buffer {name} ({sizes[name] / 2**30:.2f} GiB): {err}") from None
+                                       f"buffer {name} ({shown}): {err}") from None
             if buf.role == "input":
                 ws.inputs[name] = fill_input(rng, count, buf.dtype, buf.init)
                 gpu.drv.memcpy_htod(ws.allocs[name], ws.inputs[name])

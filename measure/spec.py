@@ -1,7 +1,7 @@
 """The measurement spec: what the harness runs for one entry.
 
 An entry's ``measure:`` front-matter key is loaded into ``MeasureSpec`` by
-``glossary.typed.load``.  The spec is deliberately not shaped around one
+``measure.typed.load``.  The spec is deliberately not shaped around one
 chain of kernels; it expresses:
 
 * elementwise chains timed as one (kernel fusion: several launches per variant);
@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from glossary.typed import SchemaError, doc
 from measure import expr
+from measure.typed import SchemaError, doc
 
 DTYPES = ("float32", "float64", "int32")
 

@@ -49,9 +49,9 @@ from pathlib import Path
 from typing import Iterator
 from typing import Any
 
-from glossary.typed import SchemaError
 from measure import HARNESS_VERSION, results
 from measure.results import Result
+from measure.typed import SchemaError
 
 RESULT_FORMAT = results.FORMAT
 LOCK_NAME = ".lock"

@@ -19,9 +19,9 @@ from conftest import mkdocs, write_project
 
 from glossary import model
 from glossary.model import EntryError, EntryErrors, load_entries, markup_problem, parse_entry
-from glossary.typed import load
 from measure import expr
 from measure.spec import MAX_SIZE, MeasureSpec, fit_problems
+from measure.typed import load
 
 TODAY = dt.date(2026, 6, 15)
 FRONT = "title: T\nsummary: S.\nauthor: pending\nreviewer: pending\n"

@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from glossary.typed import load
 from measure import compile as nvcc
 from measure.spec import MeasureSpec
+from measure.typed import load
 
 ENTRIES = Path(__file__).resolve().parent.parent / "entries"
 

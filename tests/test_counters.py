@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from glossary.typed import load
 from measure import counters
 from measure.spec import MeasureSpec
+from measure.typed import load
 
 HEADER = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size",'
           '"Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"')

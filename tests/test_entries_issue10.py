@@ -384,7 +384,7 @@ def test_the_real_site_builds_in_preview(tmp_path):
 
 
 def test_at_most_is_an_upper_bound_only_for_bounded_claims():
-    from glossary.typed import SchemaError
+    from measure.typed import SchemaError
 
     Claim(kind="fraction_of_floor", variant="rows", at_most=0.5).validate()
     with pytest.raises(SchemaError) as err:

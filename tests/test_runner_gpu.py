@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import yaml
 
-from glossary.typed import load
 from measure import runner
 from measure.spec import MeasureSpec
+from measure.typed import load
 
 ROOT = Path(__file__).resolve().parent.parent
 
