@@ -145,6 +145,31 @@ class GlossaryBuild:
     policy: trust_mod.Trust | None = None
     _env: SandboxedEnvironment | None = field(default=None, init=False, repr=False)
 
+    # -- measure ---------------------------------------------------------------
+
+    def measurer(self) -> Callable[[list[Entry]], None] | None:
+        """What ``load`` measures with, by ``options.measure``: nothing under ``never``; under
+        ``auto`` a machine without a GPU is a note, under ``always`` a WARNING (so --strict fails)."""
+        if self.options.measure == "never":
+            return None
+        from glossary.measuring import NoGPU, measure_entries
+        from glossary.pool import PoolError
+
+        def run(entries: list[Entry]) -> None:
+            try:
+                measure_entries(entries, self.log, gpus=self.options.gpus, deadline_s=self.options.deadline_s)
+            except NoGPU as why:
+                if self.options.measure == "always":
+                    # Survive it: recorded results still build, stale ones are flagged, and --strict fails.
+                    self.log.warning("measuring was required (measure: always) but this machine cannot: %s; "
+                                     "the build uses recorded results", why)
+                else:
+                    self.log.info("no GPU here (%s); using recorded results", why)
+            except PoolError as err:
+                raise GlossaryError(f"{GPUS_ENV} / extra.glossary.gpus: {err}") from None
+
+        return run
+
     # -- collect ---------------------------------------------------------------
 
     def load(self, measurer: Callable[[list[Entry]], None] | None = None) -> None:

@@ -18,7 +18,7 @@ from typing import Literal
 from glossary import assess, gate, pages, sitefiles, trust
 from glossary.build import GlossaryError, Options
 from glossary.review import Review
-from glossary.model import Entry, EntryError, parse_entry
+from glossary.model import Entry, EntryError, parse_entry, related_problems
 from measure import store
 
 Severity = Literal["error", "warning"]
@@ -167,12 +167,7 @@ def _lint(general: list[Problem]):
 
 def _check_links(report: EntryReport, known: set[str], entries_dir: Path) -> None:
     entry = report.entry
-    for i, slug in enumerate(entry.meta.related):
-        if slug not in known:
-            close = difflib.get_close_matches(slug, sorted(known), n=1)
-            hint = f"; did you mean '{close[0]}'?" if close else ""
-            report.problems.append(Problem("links", "error", f"{entry.path}, key 'related[{i}]': expected the slug "
-                                                             f"of an entry in {entries_dir}, found {slug!r}{hint}"))
+    report.problems += [Problem("links", "error", str(err)) for err in related_problems(entry, known, entries_dir)]
     for match in _ENTRY_LINK.finditer(entry.body):
         if match.group(1) not in known:
             report.problems.append(Problem("links", "warning", f"{entry.path}: the body links to "

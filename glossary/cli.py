@@ -12,7 +12,6 @@ import json
 import logging
 import os
 import re
-import tempfile
 import unicodedata
 from pathlib import Path
 
@@ -353,7 +352,7 @@ def sign(ctx: click.Context, entry: str, name: str, key_file: Path | None, passp
         signed, fingerprint = review.sign_entry(target, raw.decode("utf-8"), name, day, results, catalog)
     except review.ReviewError as err:
         raise Problems(f"not signed: {target.path}: {err}") from None
-    _write_atomic(target.path, signed.encode("utf-8"))
+    store.write_bytes_atomic(target.path, signed.encode("utf-8"))
     envelope = trust.review_path(target)
     old_envelope = envelope.read_bytes() if envelope.exists() else None
     try:
@@ -366,11 +365,11 @@ def sign(ctx: click.Context, entry: str, name: str, key_file: Path | None, passp
     except EntryError as err:
         again, why, refused = None, str(err), []
     if again is None or again.status != "current" or refused:
-        _write_atomic(target.path, raw)
+        store.write_bytes_atomic(target.path, raw)
         if old_envelope is None:
             envelope.unlink(missing_ok=True)
         else:
-            _write_atomic(envelope, old_envelope)
+            store.write_bytes_atomic(envelope, old_envelope)
         raise Problems(f"not signed: re-reading {target.path} after signing did not give a current, signed "
                        f"review ({'; '.join(refused) or why}); the files are unchanged")
     out = _out()
@@ -475,18 +474,6 @@ def _load(entries_dir: Path):
         count = len(getattr(err, "errors", [err]))
         which = "this entry" if count == 1 else f"these {count} entries"
         raise Problems(f"{err}\nFix {which} first (`glossary check` lists every problem).") from None
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, path.stat().st_mode & 0o7777)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 # -- measure ------------------------------------------------------------------------

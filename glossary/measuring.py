@@ -13,6 +13,7 @@ from glossary import pool
 from glossary.model import Entry, display_path
 from glossary.pages import entry_fingerprint
 from measure import attest, store
+from measure.results import staleness
 
 
 class NoGPU(Exception):
@@ -29,7 +30,7 @@ def probe() -> tuple[bool, str]:
 
 
 def stale_entries(entries: list[Entry], device: str) -> list[Entry]:
-    """Entries with a spec whose result for ``device`` is missing, failed or has another fingerprint."""
+    """Entries with a spec whose result for ``device`` is not current (``measure.results.staleness``)."""
     out = []
     for entry in entries:
         if entry.meta.measure is None:
@@ -39,7 +40,7 @@ def stale_entries(entries: list[Entry], device: str) -> list[Entry]:
             result = store.load_file(path) if path.exists() else None
         except store.StoreError:
             result = None
-        if result is None or result.get("status") != "ok" or result.get("fingerprint") != entry_fingerprint(entry):
+        if staleness(result, entry_fingerprint(entry)) != "current":
             out.append(entry)
     return out
 

@@ -472,15 +472,22 @@ def load_entries(entries_dir: Path, today: dt.date | None = None) -> dict[str, E
         entries[entry.slug] = entry
     known = [p.stem for p in paths]  # a slug whose file is malformed is reported once, for that file
     for entry in entries.values():
-        for i, slug in enumerate(entry.meta.related):
-            if slug not in known:
-                close = difflib.get_close_matches(slug, known, n=1)
-                hint = f"; did you mean '{close[0]}'?" if close else ""
-                errors.append(EntryError(entry.path, f"related[{i}]",
-                                         f"expected the slug of an entry in {entries_dir}, found {slug!r}{hint}"))
+        errors += related_problems(entry, known, entries_dir)
     if errors:
         raise EntryErrors(errors)
     return entries
+
+
+def related_problems(entry: Entry, known: list[str] | set[str], entries_dir: Path) -> list[EntryError]:
+    """An error for each of the entry's ``related`` slugs that names no entry in ``known``."""
+    out = []
+    for i, slug in enumerate(entry.meta.related):
+        if slug not in known:
+            close = difflib.get_close_matches(slug, sorted(known), n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            out.append(EntryError(entry.path, f"related[{i}]",
+                                  f"expected the slug of an entry in {entries_dir}, found {slug!r}{hint}"))
+    return out
 
 
 def display_path(path: Path) -> str:

@@ -14,6 +14,7 @@ from glossary import figures
 from glossary.gate import Verdict
 from glossary.model import Entry
 from measure import store
+from measure.results import staleness
 from measure.spec import buffer_bytes
 
 
@@ -226,7 +227,7 @@ def device_views(entry: Entry, results: dict[str, dict]) -> list[DeviceView]:
 def _device_view(entry: Entry, key: str, result: dict, current: str | None) -> DeviceView:
     spec = entry.meta.measure
     imported = result.get("provenance") == "imported"
-    stale = (not imported) and result.get("fingerprint") != current
+    stale = staleness(result, current) == "stale"
     method = result.get("method", {})
     statistic = method.get("statistic", spec.timing.statistic if spec else "mean")
     env = result.get("environment", {})

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Literal
 
 from glossary.gate import normalize_name, same_person
-from measure import attest, units
+from measure import attest, store, units
 from measure.attest import AttestError, PublicKey
 
 MODES = ("signed", "names")
@@ -264,8 +264,7 @@ def write_review_signature(entry, reviewer: str, reviewed_on: dt.date, fingerpri
     """Sign the review and write its envelope beside the entry (entries/<slug>/review.dsse.json)."""
     env = attest.envelope(review_statement(entry.slug, reviewer, reviewed_on, fingerprint), signer)
     path = review_path(entry)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(env, indent=1) + "\n", encoding="utf-8")
+    store.write_bytes_atomic(path, (json.dumps(env, indent=1) + "\n").encode("utf-8"))
     return path
 
 

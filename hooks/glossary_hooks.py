@@ -13,9 +13,7 @@ from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File, Files
 
 from glossary import render
-from glossary.build import GPUS_ENV, GlossaryBuild, GlossaryError, Options
-from glossary.measuring import NoGPU, measure_entries
-from glossary.pool import PoolError
+from glossary.build import GlossaryBuild, GlossaryError, Options
 
 log = get_plugin_logger("glossary")
 
@@ -32,31 +30,11 @@ def on_config(config):
             entries_dir=Path(config.docs_dir), config_dir=Path(config.config_file_path).parent,
             extra=dict(config.extra), serving=_state["serving"])
         build = GlossaryBuild(options=options, log=log)
-        build.load(measurer=_measurer(options))
+        build.load(measurer=build.measurer())
     except GlossaryError as err:
         raise PluginError(str(err)) from None
     _state["build"] = build
     return config
-
-
-def _measurer(options: Options):
-    if options.measure == "never":
-        return None
-
-    def run(entries):
-        try:
-            measure_entries(entries, log, gpus=options.gpus, deadline_s=options.deadline_s)
-        except NoGPU as why:
-            if options.measure == "always":
-                # Survive it: recorded results still build, stale ones are flagged, and --strict fails.
-                log.warning("measuring was required (measure: always) but this machine cannot: %s; "
-                            "the build uses recorded results", why)
-            else:
-                log.info("no GPU here (%s); using recorded results", why)
-        except PoolError as err:
-            raise GlossaryError(f"{GPUS_ENV} / extra.glossary.gpus: {err}") from None
-
-    return run
 
 
 def on_files(files: Files, config) -> Files:

@@ -539,6 +539,31 @@ class Result(_Record):
                                           f"required key is missing (method.statistic is {stat})")
 
 
+Staleness = Literal["missing", "failed", "imported", "stale", "current"]
+
+
+def staleness(result: dict | None, fingerprint: str | None) -> Staleness:
+    """Where a device's recorded result stands against the entry as it is now (its measurement
+    ``fingerprint``): the one definition of "current" and "stale".
+
+    missing   nothing recorded for the device;
+    failed    only a failed attempt is recorded;
+    imported  figures carried in from elsewhere: never stale, never current (no fingerprint of ours);
+    stale     measured for another spec, kernels, reference or harness version;
+    current   measured by the harness for exactly this entry.
+
+    A verification node measures every device whose result is not current; a page flags
+    only a stale one.
+    """
+    if result is None:
+        return "missing"
+    if result.get("status") != "ok":
+        return "failed"
+    if result.get("provenance") == "imported":
+        return "imported"
+    return "current" if result.get("fingerprint") == fingerprint else "stale"
+
+
 def parse(data: Any, key: str = "") -> Result:
     """The typed result from plain JSON data; raises measure.typed.SchemaError naming the key."""
     return load(Result, data, key)

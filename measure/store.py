@@ -223,14 +223,24 @@ def _depth(data: Any) -> int:
 
 def write_atomic(path: Path, data: dict) -> None:
     """Write JSON via a temporary file and rename, so a crash never leaves half a file."""
+    write_bytes_atomic(path, (json.dumps(data, indent=1, sort_keys=False, allow_nan=False) + "\n").encode("utf-8"))
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file that is fsynced and renamed over it.
+
+    A writer killed at any moment leaves the previous complete file; an existing file keeps
+    its permission bits (an entry the author made read-only stays so).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(data, indent=1, sort_keys=False, allow_nan=False) + "\n"
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
