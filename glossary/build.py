@@ -255,7 +255,7 @@ class GlossaryBuild:
     def site_files(self, directory_urls: bool = True) -> dict[str, str | bytes]:
         """Docs-relative path -> content of every file the glossary adds (plots from the cache where it can)."""
         cache = plots.PlotCache(self.options.cache_dir) if self.options.cache_dir else None
-        made = sitefiles.generated(self.shown_models(), self.options.templates_dir, directory_urls,
+        made = sitefiles.generated(self.shown_models(), self.env, directory_urls,
                                    plot=cache.svg if cache else plots.device_svg,
                                    results={m.entry.slug: self.results[m.entry.slug] for m in self.shown_models()})
         if cache is not None:

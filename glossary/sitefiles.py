@@ -17,6 +17,8 @@ import re
 from pathlib import Path
 from typing import Callable
 
+import jinja2
+
 from glossary import export, features, plots, tags
 from glossary.pages import DeviceView, PageModel
 from glossary.render import make_env
@@ -33,12 +35,13 @@ _IGNORED_SUFFIXES = (".pyc",)
 _ASSET_LINK = re.compile(r"""(?:\(|\]:\s*|src=["'])(?:\./)?(assets/[A-Za-z0-9._/-]+)""")
 
 
-def generated(models: list[PageModel], templates_dir, directory_urls: bool = True,
+def generated(models: list[PageModel], templates, directory_urls: bool = True,
               plot: Callable[[DeviceView], bytes] = plots.device_svg,
               results: dict[str, dict[str, dict]] | None = None) -> dict[str, str | bytes]:
     """Docs-relative path -> content of every file the glossary generates.
 
-    ``plot`` draws one device's SVG; the build passes a ``plots.PlotCache``'s ``svg``.
+    ``templates`` is the build's template environment (or the templates folder, for one of
+    its own); ``plot`` draws one device's SVG; the build passes a ``plots.PlotCache``'s ``svg``.
     ``results`` (slug -> device key -> validated result data) adds each shown
     entry's result files; the entries' declared files always come along.
     """
@@ -50,7 +53,8 @@ def generated(models: list[PageModel], templates_dir, directory_urls: bool = Tru
         for view in model.devices:
             if plots.has_plot(view):
                 out[features.plot_path(model.entry.slug, view.key)] = plot(view)
-    out.update(tags.pages(make_env(templates_dir), models))
+    env = templates if isinstance(templates, jinja2.Environment) else make_env(templates)
+    out.update(tags.pages(env, models))
     out[EXPORT_PATH] = export.export_json(models, directory_urls)
     return out
 
