@@ -18,7 +18,8 @@ import pytest
 from conftest import mkdocs, write_project
 
 from glossary import model
-from glossary.model import EntryError, EntryErrors, load_entries, markup_problem, parse_entry
+from glossary.markdown_budget import markup_problem
+from glossary.model import EntryError, EntryErrors, load_entries, parse_entry
 from measure import expr
 from measure.spec import MAX_SIZE, MeasureSpec, fit_problems
 from measure.typed import load
