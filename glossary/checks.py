@@ -198,3 +198,28 @@ def _check_figures(report: EntryReport, unbound_figures) -> None:
         return
     for finding in findings:
         report.problems.append(Problem("figures", "warning", str(finding), getattr(finding, "line", None)))
+
+
+def status_row(report: EntryReport) -> dict:
+    """One `glossary status` row as plain data: publishable or why not, devices, staleness, review."""
+    rv = report.review
+    return {
+        "slug": report.slug,
+        "path": str(report.path),
+        "title": report.entry.title if report.entry else None,
+        "publishable": report.publishable,
+        "why_not": [p.message for p in report.errors],
+        "devices": [{"key": d.key, "gpu": d.gpu, "captured_on": d.captured_on, "status": d.status,
+                     "imported": d.provenance == "imported", "stale": d.stale, "attestation": d.attestation,
+                     "signed_by": d.attested_by} for d in report.devices],
+        "stale_results": report.stale_results,
+        "unmeasured": report.unmeasured,
+        "stale_review": report.stale_review,
+        "review": {
+            "status": rv.status if rv else None,
+            "reviewer": rv.reviewer if rv and rv.status != "none" else None,
+            "reviewed_on": rv.reviewed_on.isoformat() if rv and rv.reviewed_on else None,
+            "fingerprint": rv.short if rv else None,
+            "changed": list(rv.changed) if rv else [],
+        },
+    }

@@ -12,7 +12,6 @@ import json
 import logging
 import os
 import re
-import unicodedata
 from pathlib import Path
 
 import click
@@ -22,13 +21,12 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from glossary import assess, checks, measuring, pool, review, trust
+from glossary import assess, checks, measuring, pool, review, scaffold, trust
 from glossary.build import GlossaryError, Options
 from glossary.gate import is_real_name
 from glossary.model import EntryError, front_matter_schema, load_entries, parse_entry
 from measure import attest, store
 
-SCHEMA_HINT = "# yaml-language-server: $schema=../schema/entry.schema.json"
 
 
 class Problems(click.ClickException):
@@ -66,12 +64,6 @@ def main() -> None:
 # -- new ----------------------------------------------------------------------------
 
 
-def slugify(term: str) -> str:
-    """'Kernel Fusion' -> 'kernel-fusion'; 'L2 cache (residency)' -> 'l2-cache-residency'."""
-    ascii_text = unicodedata.normalize("NFKD", term).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
-
-
 @cli.command()
 @click.argument("term")
 @click.pass_context
@@ -82,7 +74,7 @@ def new(ctx: click.Context, term: str) -> None:
         raise click.UsageError(f"no entries folder at {entries_dir}; run from the repository root or pass "
                                f"--entries DIR", ctx=ctx)
     term = " ".join(term.split())
-    slug = slugify(term)
+    slug = scaffold.slugify(term)
     if not slug:
         raise click.UsageError(f"cannot make a file name from {term!r}; use letters or digits", ctx=ctx)
     page, folder = entries_dir / f"{slug}.md", entries_dir / slug
@@ -90,11 +82,8 @@ def new(ctx: click.Context, term: str) -> None:
     if taken:
         raise Problems(f"{' and '.join(taken)} already exist(s); refusing to overwrite. "
                        f"Edit the entry, or choose another term.")
-    files = {
-        page: _scaffold_page(term, slug),
-        folder / f"{slug}.cu": _SCAFFOLD_KERNEL.format(term=term),
-        folder / "reference.py": _SCAFFOLD_REFERENCE.format(term=term),
-    }
+    files = {page: scaffold.page(term, slug), folder / f"{slug}.cu": scaffold.kernel(term),
+             folder / "reference.py": scaffold.reference(term)}
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
@@ -107,77 +96,6 @@ def new(ctx: click.Context, term: str) -> None:
               f"{escape(str(folder / 'reference.py'))}.")
     out.print("Next: write the summary and body, put your name in `author:`, shape the `measure:` spec, "
               f"then run `glossary check {slug}`. See docs/maintainers/writing-an-entry.md.")
-
-
-def _scaffold_page(term: str, slug: str) -> str:
-    title = review.yaml_scalar(term)
-    summary = review.yaml_scalar(f"TODO: one sentence that defines {term}.")
-    return _SCAFFOLD_PAGE.format(hint=SCHEMA_HINT, title=title, summary=summary, slug=slug, term=term)
-
-
-_SCAFFOLD_PAGE = """\
----
-{hint}
-title: {title}
-summary: {summary}  # one sentence: shown under the title, in the index and in tooltips
-related: []                # slugs of other entries, e.g. [kernel-fusion]; each must exist
-tags: []
-lessons: []                # "Where you meet this": - {{day: 48, title: Kernel fusion, note: why it matters here}}
-sources: []                # - {{title: ..., url: "https://...", checked: YYYY-MM-DD}}
-author: pending            # your real name: required to publish
-written_on: null           # YYYY-MM-DD, when you finished writing
-reviewer: pending          # written by `glossary sign {slug} --as NAME`: someone other than the author
-reviewed_on: null          # written by `glossary sign`
-review_fingerprint: null   # written by `glossary sign`: binds the review to this text, kernels and results
-measure:                   # the measurement spec; delete this block for an entry without a Measured section
-  sources: [{slug}.cu]     # CUDA files in entries/{slug}/
-  reference: reference.py  # the float64 NumPy reference in entries/{slug}/
-  archs: [sm_75, sm_90]    # every architecture the kernels claim; CI compiles each
-  sizes:                   # the working set must be well past the L2, or the numbers describe the cache
-    - {{n: 67108864}}
-  headline: {{n: 67108864}}  # the size the page leads with; one of sizes
-  buffers:
-    x: {{role: input}}
-    y: {{role: output}}
-  variants:
-    - name: copy
-      label: copy
-      bytes_per_elem: 8    # the prediction: read x, write y, float32 each
-      launches:
-        - {{kernel: copy, grid: ["ceil(n / 256)"], block: [256], args: [x, y, n]}}
-  timing: {{warmups: 3, runs: 10, statistic: mean}}
----
-
-TODO: what {term} is, in a paragraph a newcomer can follow.
-
-TODO: why it matters for performance, and how to recognise it in a profile.
-Never type a measured number here: bind each figure to the recorded results
-(see docs/maintainers/writing-an-entry.md).
-"""
-
-_SCAFFOLD_KERNEL = """\
-// Kernels measured by the "{term}" entry.  Declare each kernel extern "C" so the
-// harness finds it by name; the spec's `launches` pass the arguments in this order
-// (integer expressions such as n arrive as long long: index_type int64).
-extern "C" __global__ void copy(const float* __restrict__ x, float* __restrict__ y, long long n)
-{{
-    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i < n) {{
-        y[i] = x[i];
-    }}
-}}
-"""
-
-_SCAFFOLD_REFERENCE = '''\
-"""Float64 reference for the "{term}" entry: what each variant's outputs must equal."""
-
-import numpy as np
-
-
-def reference(variant, inputs, scalars, params):
-    """Outputs by buffer name, as float64 arrays, for one variant at one size."""
-    return {{"y": np.asarray(inputs["x"], dtype=np.float64)}}
-'''
 
 
 # -- check --------------------------------------------------------------------------
@@ -254,7 +172,7 @@ def status(ctx: click.Context, as_json: bool) -> None:
         reports, _ = checks.inspect(_entries_dir(ctx), lint=False)
     except checks.CheckError as err:
         raise _usage(ctx, err) from None
-    rows = [_status_row(r) for r in reports]
+    rows = [checks.status_row(r) for r in reports]
     if as_json:
         click.echo(json.dumps(rows, indent=2))
     else:
@@ -271,30 +189,6 @@ def status(ctx: click.Context, as_json: bool) -> None:
         _out().print(table)
     if not all(row["publishable"] for row in rows):
         ctx.exit(1)
-
-
-def _status_row(report: checks.EntryReport) -> dict:
-    rv = report.review
-    return {
-        "slug": report.slug,
-        "path": str(report.path),
-        "title": report.entry.title if report.entry else None,
-        "publishable": report.publishable,
-        "why_not": [p.message for p in report.errors],
-        "devices": [{"key": d.key, "gpu": d.gpu, "captured_on": d.captured_on, "status": d.status,
-                     "imported": d.provenance == "imported", "stale": d.stale, "attestation": d.attestation,
-                     "signed_by": d.attested_by} for d in report.devices],
-        "stale_results": report.stale_results,
-        "unmeasured": report.unmeasured,
-        "stale_review": report.stale_review,
-        "review": {
-            "status": rv.status if rv else None,
-            "reviewer": rv.reviewer if rv and rv.status != "none" else None,
-            "reviewed_on": rv.reviewed_on.isoformat() if rv and rv.reviewed_on else None,
-            "fingerprint": rv.short if rv else None,
-            "changed": list(rv.changed) if rv else [],
-        },
-    }
 
 
 # -- sign ---------------------------------------------------------------------------

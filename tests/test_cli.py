@@ -10,7 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from glossary import measuring
-from glossary.cli import cli, slugify
+from glossary.cli import cli
+from glossary.scaffold import slugify
 from glossary.model import load_entries
 
 ROOT = Path(__file__).resolve().parent.parent
