@@ -85,6 +85,8 @@ def test_kernel_fusion_page_has_plot_kernel_source_tags_and_lesson_titles():
     assert "(kernel-fusion/plots/tesla-t4.svg){ .glossary-plot" in page
     assert '??? note "chain.cu — sha256 ' in page
     assert "    ```cuda\n" in page
+    # the whole block, its first line too, is inside the collapsible note
+    assert "…\"\n    The source the harness compiled and timed: [chain.cu](kernel-fusion/chain.cu)" in page
     assert "Tags: [memory-bound](tags/memory-bound.md), [optimization](tags/optimization.md)" in page
     assert "- **Day 30, The memory-bound mindset**" in page
 
