@@ -254,11 +254,16 @@ def _date_or_pending(value: Any) -> str:
     return value.isoformat() if value is not None else "pending"
 
 
+def device_label(view) -> str:
+    """A device as the index and byline name it: imported figures are labelled wherever they appear."""
+    return f"{view.gpu} (imported)" if view.provenance == "imported" else view.gpu
+
+
 def entry_context(model: PageModel) -> dict:
     """The plain values the entry template sees."""
     entry = model.entry
     meta = entry.meta
-    devices_line = ", ".join(f"{d.gpu} on {d.captured_on}" for d in model.devices if d.status == "ok")
+    devices_line = ", ".join(f"{device_label(d)} on {d.captured_on}" for d in model.devices if d.status == "ok")
     any_counted = any(r.counted_bytes_per_elem is not None
                       for d in model.devices for s in d.sizes for r in s.rows)
     any_flops = any(r.gflops is not None for d in model.devices for s in d.sizes for r in s.rows)
@@ -332,7 +337,7 @@ def render_index(env: SandboxedEnvironment, models: list[PageModel]) -> str:
         rows.append({
             "slug": m.entry.slug, "title": title, "summary": m.entry.meta.summary.strip(),
             "letter": title[:1].upper() if title[:1].isalpha() else "#",
-            "devices": [d.gpu for d in m.devices if d.status == "ok"],
+            "devices": [device_label(d) for d in m.devices if d.status == "ok"],
             "draft": not m.verdict.publishable,
             "tags": [{"name": t, "path": tags.tag_path(t)} for t in m.entry.meta.tags],
         })
