@@ -34,24 +34,15 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from glossary import figures
 from glossary.pages import DeviceView, SizeView
+# Text from result files or an author's arguments lands in the body, which is verbatim Markdown:
+# it goes in as the entry template's values do, as inert text.
+from glossary.render import plain_text
 from measure.spec import Variant
 
 
 _NO_HOST = "no host time recorded for {!r} (timing.clock: both)"
-# Text from result files or an author's arguments that lands in the body, which is verbatim Markdown:
-# shown as typed (HTML escaped, link, brace and emphasis syntax backslash-escaped, one line).
-_MARKDOWN_ACTIVE = re.compile(r"([\\`*_{}\[\]()#!|<>~])")
-
-
+# Inside a figure's title attribute: Markdown's inline patterns run before raw HTML is recognised.
 _ATTRIBUTE_SAFE = {ord(c): f"&#{ord(c)};" for c in "`*_[]{}()\\~!#|"}
-
-
-def inert(text: str) -> str:
-    """``text`` as inert Markdown inside the body: it renders as the characters typed."""
-    flat = " ".join(html.escape(text, quote=True).split())
-    return _MARKDOWN_ACTIVE.sub(r"\\\1", flat)
-
-
 class NoResult(Exception):
     """A bound figure with nothing recorded to bind to."""
 
@@ -70,7 +61,7 @@ class Figure:
         # so their characters are character references inside the tag.
         where = html.escape(html.escape(" ".join(self.where.split()), quote=False), quote=True)
         where = where.translate(_ATTRIBUTE_SAFE)
-        return f'<span class="glossary-figure" title="{where}">{inert(self.text)}</span>'
+        return f'<span class="glossary-figure" title="{where}">{plain_text(self.text)}</span>'
 
     def __html__(self) -> str:
         return str(self)
@@ -188,7 +179,7 @@ class Figures:
         return self._figure(figures.fmt_int(size.elements), device, size)
 
     def gpu(self) -> str:
-        return inert(self._device().gpu)
+        return plain_text(self._device().gpu)
 
     def l2(self) -> Figure:
         device = self._device()
@@ -423,7 +414,7 @@ def render_body(body: str, devices: tuple[DeviceView, ...], bytes_by_variant: di
                 return method(*args, **kwargs)
             except NoResult as why:
                 problems.append(str(why))
-                return f"**[no result: {inert(str(why))}]**"
+                return f"**[no result: {plain_text(str(why))}]**"
         return call
 
     def line(n: int) -> int:

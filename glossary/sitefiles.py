@@ -19,13 +19,12 @@ from typing import Callable
 
 import jinja2
 
-from glossary import export, features, plots, tags
+from glossary import export, features, plots, tags, trust
 from glossary.pages import DeviceView, PageModel
 from glossary.render import make_env
 
 EXPORT_PATH = "glossary.json"
 INDEX = "index.md"
-REVIEW_SIGNATURE = "review.dsse.json"  # glossary.trust.REVIEW_FILE: the signed review, read by the build, never published
 ASSETS = "assets"
 # Every suffix MkDocs renders as a page (mkdocs.utils.markdown_extensions).
 PAGE_SUFFIXES = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")
@@ -137,7 +136,8 @@ def _stray_reason(rel: str, path: Path, entries: dict) -> str | None:
     if entry is None:
         return "is in no entry's folder (entries/<slug>/ for an entry entries/<slug>.md); it is not published"
     inside = "/".join(parts[1:])
-    if inside in entry.kernel_files or inside == REVIEW_SIGNATURE:
+    # the signed review (glossary.trust) is read by the build, never published
+    if inside in entry.kernel_files or inside == trust.REVIEW_FILE:
         return None
     if len(parts) == 3 and parts[1] == "results" and parts[2].endswith(".json"):
         return None

@@ -40,7 +40,7 @@ NODES_FILE = "trust/nodes.allowed_signers"
 PEOPLE_FILE = "trust/people.allowed_signers"
 RESULT_NAMESPACE = "glossary-result"
 REVIEW_NAMESPACE = "glossary-review"
-REVIEW_FILE = "review.dsse.json"  # beside the entry's kernels: entries/<slug>/review.dsse.json (sitefiles.REVIEW_SIGNATURE)
+REVIEW_FILE = "review.dsse.json"  # beside the entry's kernels: entries/<slug>/review.dsse.json
 MAX_KEY_FILE_BYTES = 1 << 20
 _DATE = re.compile(r"^(\d{4})(\d{2})(\d{2})(?:\d{2}){0,2}(?:Z)?$")
 
