@@ -40,10 +40,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from glossary import lessons, review, trust  # noqa: E402
+from glossary.entries import lessons
+from glossary.verdicts import review
+from glossary.verdicts import trust  # noqa: E402
 from glossary.build import GlossaryBuild, Options  # noqa: E402
-from glossary.model import load_entries, parse_entry  # noqa: E402
-from glossary.pages import entry_fingerprint  # noqa: E402
+from glossary.entries.model import load_entries, parse_entry  # noqa: E402
+from glossary.figures.views import entry_fingerprint  # noqa: E402
 from measure import attest, store  # noqa: E402
 
 DEVICE = "synthetic-gpu"

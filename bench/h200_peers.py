@@ -907,7 +907,7 @@ def part_fused(s: Session, entry: Any, spec: Any, sizes: list[dict], best_copy: 
 
 def part_stability(entry: Any, spec: Any, sizes: list[dict], writer: Writer, budget_s: float,
                    more: dict[tuple[str, str], float]) -> dict:
-    from glossary.pages import entry_fingerprint
+    from glossary.figures.views import entry_fingerprint
     from measure import runner
     headline = dict(spec.headline) if dict(spec.headline) in sizes else sizes[-1]
     run_spec = dataclasses.replace(spec, sizes=[dict(p) for p in sizes], headline=headline, counters=False)
@@ -977,7 +977,7 @@ def main(argv: list[str] | None = None) -> int:
     opts = parse_args(argv)
     # Inductor compiles in this process: no worker pool to start beside a live CUDA context.
     os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
-    from glossary.model import parse_entry
+    from glossary.entries.model import parse_entry
     from measure import envinfo, runner
 
     writer = Writer(opts.out)

@@ -17,10 +17,14 @@ from typing import Callable
 import yaml
 from jinja2.sandbox import SandboxedEnvironment
 
-from glossary import assess, gate, lint, pages, plots, render
-from glossary import features, leaks, lessons, sitefiles, tooltips
-from glossary import trust as trust_mod
-from glossary.model import Entry, EntryError, display_path, load_entries
+from glossary.verdicts import assess, gate
+from glossary.entries import lint
+from glossary.figures import views
+from glossary.site import plots, render
+from glossary.site import features, leaks, sitefiles, tooltips
+from glossary.entries import lessons
+from glossary.verdicts import trust as trust_mod
+from glossary.entries.model import Entry, EntryError, display_path, load_entries
 from measure import store
 
 PREVIEW_ENV = "GLOSSARY_PREVIEW"
@@ -133,7 +137,7 @@ class GlossaryBuild:
     results: dict[str, dict[str, dict]] = field(default_factory=dict)
     verdicts: dict[str, gate.Verdict] = field(default_factory=dict)
     assessments: dict[str, assess.Assessment] = field(default_factory=dict)
-    models: dict[str, pages.PageModel] = field(default_factory=dict)
+    models: dict[str, views.PageModel] = field(default_factory=dict)
     lesson_catalog: dict[int, lessons.CatalogLesson] = field(default_factory=dict)
     lessons_by_day: dict[int, list[dict]] = field(default_factory=dict)  # day -> shown entries that list it
     terms: list[tooltips.Term] = field(default_factory=list)
@@ -148,8 +152,8 @@ class GlossaryBuild:
         ``auto`` a machine without a GPU is a note, under ``always`` a WARNING (so --strict fails)."""
         if self.options.measure == "never":
             return None
-        from glossary.measuring import NoGPU, measure_entries
-        from glossary.pool import PoolError
+        from glossary.measuring.plan import NoGPU, measure_entries
+        from glossary.measuring.pool import PoolError
 
         def run(entries: list[Entry]) -> None:
             try:
@@ -197,7 +201,7 @@ class GlossaryBuild:
         for slug, entry in self.entries.items():
             related = tuple(self.entries[s] for s in entry.meta.related if self.shown(s))
             measured = self.assessments[slug].measured
-            self.models[slug] = pages.PageModel(
+            self.models[slug] = views.PageModel(
                 entry=entry, verdict=self.verdicts[slug], devices=measured.devices,
                 related=related, preview=self.options.preview,
                 body=measured.body, claims=measured.claims, figure_problems=measured.figure_problems,
@@ -207,7 +211,7 @@ class GlossaryBuild:
         self.hidden = frozenset(s for s in self.entries if not self.shown(s))
         self._report()
 
-    def shown_models(self) -> list[pages.PageModel]:
+    def shown_models(self) -> list[views.PageModel]:
         """Page models of the entries this build's site shows."""
         return [m for s, m in self.models.items() if self.shown(s)]
 

@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from glossary import assess, gate, pages, sitefiles, trust
+from glossary.verdicts import assess, gate, trust
+from glossary.figures import views
+from glossary.site import sitefiles
 from glossary.build import GlossaryError, Options
-from glossary.review import Review
-from glossary.model import Entry, EntryError, parse_entry, related_problems
+from glossary.verdicts.review import Review
+from glossary.entries.model import Entry, EntryError, parse_entry, related_problems
 from measure import store
 
 Severity = Literal["error", "warning"]
@@ -52,7 +54,7 @@ class EntryReport:
     path: Path
     entry: Entry | None = None
     results: dict[str, dict] = field(default_factory=dict)
-    devices: list[pages.DeviceView] = field(default_factory=list)
+    devices: list[views.DeviceView] = field(default_factory=list)
     review: Review | None = None
     problems: list[Problem] = field(default_factory=list)
 
@@ -158,7 +160,7 @@ def inspect(entries_dir: Path, only: list[str] | None = None, lint: bool = True,
 
 def _lint(general: list[Problem]):
     try:
-        from glossary.lint import unbound_figures
+        from glossary.entries.lint import unbound_figures
     except ImportError as err:
         general.append(Problem("figures", "warning", f"lint unavailable ({err}); unbound figures were not checked"))
         return None

@@ -21,10 +21,13 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from glossary import assess, checks, measuring, pool, review, scaffold, trust
+from glossary.verdicts import assess, review, trust
+from glossary import checks
+from glossary.measuring import plan, pool
+from glossary.entries import scaffold
 from glossary.build import GlossaryError, Options
-from glossary.gate import is_real_name
-from glossary.model import EntryError, front_matter_schema, load_entries, parse_entry
+from glossary.verdicts.gate import is_real_name
+from glossary.entries.model import EntryError, front_matter_schema, load_entries, parse_entry
 from measure import attest, store
 
 
@@ -400,7 +403,7 @@ def measure(ctx: click.Context, entries: tuple[str, ...], everything: bool, gpus
         raise _usage(ctx, err) from None
     loaded = _load(entries_dir)
     chosen = [e for s, e in loaded.items() if slugs is None or s in slugs]
-    available, why = measuring.available_gpus()
+    available, why = plan.available_gpus()
     if not available:
         raise Problems(f"no GPU to measure on here: {why}. Run `glossary measure` on the verification node "
                        f"(a machine with a CUDA GPU and pycuda: pip install -e '.[gpu]').")
@@ -410,7 +413,7 @@ def measure(ctx: click.Context, entries: tuple[str, ...], everything: bool, gpus
         raise _usage(ctx, err) from None
     # Planned here for the message and the progress bar's total; measure_entries plans again once it
     # holds the GPUs, so results another run recorded meanwhile are not measured twice.
-    jobs = measuring.plan(chosen, gpu_list, only_stale=not everything, shard=shard_of)
+    jobs = plan.plan(chosen, gpu_list, only_stale=not everything, shard=shard_of)
     models = " and ".join(dict.fromkeys(g["name"] for g in gpu_list))
     out = _out()
     if not jobs:
@@ -432,7 +435,7 @@ def measure(ctx: click.Context, entries: tuple[str, ...], everything: bool, gpus
             if who in lanes:
                 progress.update(lanes[who], description=f"{who}: {escape(line)}")
 
-        outcomes = measuring.measure_entries(chosen, log, only_stale=not everything, gpus=gpus, shard=shard_of,
+        outcomes = plan.measure_entries(chosen, log, only_stale=not everything, gpus=gpus, shard=shard_of,
                                              deadline_s=deadline, available=available, say=say,
                                              on_done=lambda outcome: progress.advance(overall))
         for lane in lanes.values():

@@ -12,7 +12,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File, Files
 
-from glossary import render
+from glossary.site import render
 from glossary.build import GlossaryBuild, GlossaryError, Options
 
 log = get_plugin_logger("glossary")

@@ -17,7 +17,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 @functools.lru_cache(maxsize=1)
 def _gpu() -> tuple[bool, str]:
-    from glossary.measuring import probe
+    from glossary.measuring.plan import probe
 
     return probe()
 
@@ -105,8 +105,8 @@ def project(tmp_path):
 def current_result(entries_dir: Path, slug: str, result: dict) -> dict:
     """``result`` as the harness would record it for the entry as it is now: measured, with the
     entry's current measurement fingerprint (so the gate counts it as a current result)."""
-    from glossary.model import parse_entry
-    from glossary.pages import entry_fingerprint
+    from glossary.entries.model import parse_entry
+    from glossary.figures.views import entry_fingerprint
 
     entry = parse_entry(entries_dir / f"{slug}.md", entries_dir)
     out = dict(result, entry=slug, provenance="measured", fingerprint=entry_fingerprint(entry))
@@ -116,8 +116,8 @@ def current_result(entries_dir: Path, slug: str, result: dict) -> dict:
 
 def sign_entry_file(path: Path, name: str, day, results: dict | None = None) -> str:
     """Sign the entry at ``path`` as `glossary sign` does; returns the review fingerprint."""
-    from glossary import review
-    from glossary.model import parse_entry
+    from glossary.verdicts import review
+    from glossary.entries.model import parse_entry
     from measure import store
 
     from glossary.build import Options

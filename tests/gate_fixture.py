@@ -15,7 +15,7 @@ from pathlib import Path
 
 from conftest import current_result, sign_entry_file, write_project
 
-from glossary import trust
+from glossary.verdicts import trust
 from measure import attest
 
 DAY = dt.date(2026, 10, 2)
@@ -111,7 +111,7 @@ def write_trust_files(project: Path, nodes: list[str], people: list[str]) -> Non
 
 def sign_review_file(path: Path, name: str, key: attest.Signer | None, day: dt.date = DAY) -> None:
     """Sign the review of the entry at ``path`` as `glossary sign` does, with ``key`` where given."""
-    from glossary.model import parse_entry
+    from glossary.entries.model import parse_entry
 
     fingerprint = sign_entry_file(path, name, day)
     if key is not None:

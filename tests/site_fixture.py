@@ -22,7 +22,7 @@ import yaml
 from conftest import ROOT, current_result, mkdocs, write_project
 
 from gate_fixture import sign_review_file, write_trust_files
-from glossary import trust
+from glossary.verdicts import trust
 from measure import attest
 
 sys.path.insert(0, str(ROOT / "bench"))

@@ -17,9 +17,9 @@ import pytest
 
 from conftest import mkdocs, write_project
 
-from glossary import model
-from glossary.markdown_budget import markup_problem
-from glossary.model import EntryError, EntryErrors, load_entries, parse_entry
+from glossary.entries import model
+from glossary.entries.markdown_budget import markup_problem
+from glossary.entries.model import EntryError, EntryErrors, load_entries, parse_entry
 from measure import expr
 from measure.spec import MAX_SIZE, MeasureSpec, fit_problems
 from measure.typed import load

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from conftest import mkdocs
 
-from glossary import review
+from glossary.verdicts import review
 from glossary.build import GlossaryBuild, Options
-from glossary.model import load_entries
+from glossary.entries.model import load_entries
 
 SIGNED = """\
 ---

@@ -13,9 +13,10 @@ import pytest
 import yaml
 
 from conftest import ROOT, mkdocs
-from glossary import model, tooltips
-from glossary.model import load_entries
-from glossary.pages import entry_fingerprint
+from glossary.entries import model
+from glossary.site import tooltips
+from glossary.entries.model import load_entries
+from glossary.figures.views import entry_fingerprint
 
 sys.path.insert(0, str(ROOT / "bench"))
 import gen_entries  # noqa: E402

@@ -6,10 +6,12 @@ import logging
 import textwrap
 from pathlib import Path
 
-from glossary import bind, claims, lint
+from glossary.figures import bind
+from glossary.verdicts import claims
+from glossary.entries import lint
 from glossary.build import GlossaryBuild, Options
-from glossary.model import load_entries
-from glossary.pages import device_views
+from glossary.entries.model import load_entries
+from glossary.figures.views import device_views
 from measure.spec import Claim
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -118,6 +120,6 @@ def test_summaries_group_sizes_and_fail_if_any_size_fails():
 
 
 def test_tidy_keeps_blank_lines_inside_code():
-    from glossary.render import _tidy
+    from glossary.site.render import _tidy
 
     assert _tidy("a\n\n\n\nb\n```\nx\n\n\ny\n```\n") == "a\n\nb\n```\nx\n\n\ny\n```\n"

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from glossary import measuring
+from glossary.measuring import plan
 from glossary.cli import cli
-from glossary.scaffold import slugify
-from glossary.model import load_entries
+from glossary.entries.scaffold import slugify
+from glossary.entries.model import load_entries
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -167,7 +167,7 @@ def test_check_reports_stale_results(entries):
 
 def test_check_says_when_lint_is_unavailable(entries, monkeypatch):
     (entries / "warp.md").write_text(SIGNED_BY_HAND)
-    monkeypatch.setitem(sys.modules, "glossary.lint", None)  # import fails with ImportError
+    monkeypatch.setitem(sys.modules, "glossary.entries.lint", None)  # import fails with ImportError
     report = json.loads(run(entries, "check", "--json").stdout)
     assert "lint unavailable" in report["general"][0]["message"]
 
@@ -220,7 +220,7 @@ def test_status_exit_codes_and_table(entries):
 
 def test_measure_without_a_gpu_says_so(entries, monkeypatch):
     scaffold(entries)
-    monkeypatch.setattr(measuring, "probe", lambda: (False, "pycuda is not installed"))
+    monkeypatch.setattr(plan, "probe", lambda: (False, "pycuda is not installed"))
     result = run(entries, "measure")
     assert result.exit_code == 1
     assert "no GPU to measure on here: pycuda is not installed" in result.output
@@ -234,9 +234,9 @@ def test_measure_runs_a_pool_per_gpu_and_reports_failures(entries, monkeypatch, 
     scaffold(entries, "Warp divergence")
     h200 = [{"index": i, "name": "NVIDIA H200", "pci_bus_id": f"0000:0{i}:00.0", "device": "nvidia-h200"}
             for i in range(2)]
-    monkeypatch.setattr(measuring, "available_gpus", lambda: (h200, ""))
-    monkeypatch.setattr(measuring, "measure_entries",
-                        functools.partial(measuring.measure_entries, target="pool_fakes:sleepy"))
+    monkeypatch.setattr(plan, "available_gpus", lambda: (h200, ""))
+    monkeypatch.setattr(plan, "measure_entries",
+                        functools.partial(plan.measure_entries, target="pool_fakes:sleepy"))
     monkeypatch.setenv("FAKE_STATE_DIR", str(tmp_path))
     monkeypatch.setenv("FAKE_SLEEP", "0.1")
     monkeypatch.setenv("FAKE_FAIL", "warp-divergence")

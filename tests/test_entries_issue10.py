@@ -13,11 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from glossary import bind, claims, findings, plots, render
-from glossary.features import page_extras
-from glossary.gate import judge
-from glossary.model import load_entries
-from glossary.pages import PageModel, entry_fingerprint, roofline, working_set_bytes
+from glossary.figures import bind
+from glossary.verdicts import claims, findings
+from glossary.site import plots, render
+from glossary.site.features import page_extras
+from glossary.verdicts.gate import judge
+from glossary.entries.model import load_entries
+from glossary.figures.views import PageModel, entry_fingerprint, roofline, working_set_bytes
 from measure import runner, store
 from measure.spec import Claim
 
@@ -165,7 +167,7 @@ def test_roofline_reference_matches_its_closed_form_and_catches_a_missing_fma(en
 
 
 def test_roofline_takes_the_floor_and_the_best_gflops():
-    from glossary.pages import VariantRow
+    from glossary.figures.views import VariantRow
 
     def row(name, ms, flops):
         return VariantRow(name=name, label=name, ms=ms, bytes_per_elem=8, gbps=0.0, gflops=flops,
@@ -341,7 +343,7 @@ def test_clock_both_takes_a_device_then_a_host_sample():
 
 
 def test_launch_bound_claim_needs_both_clocks(tmp_path):
-    from glossary.model import EntryError
+    from glossary.entries.model import EntryError
 
     (tmp_path / "t").mkdir()
     (tmp_path / "t" / "k.cu").write_text("")

@@ -24,9 +24,9 @@ import yaml
 
 from conftest import mkdocs, sign_entry_file, write_project
 from site_fixture import KERNEL as TRIAD_KERNEL, REFERENCE as TRIAD_REFERENCE  # bench/gen_entries' triad
-from glossary import export, plots, render, tooltips
-from glossary.model import load_entries
-from glossary.pages import DeviceView, SizeView, VariantRow, entry_fingerprint
+from glossary.site import export, plots, render, tooltips
+from glossary.entries.model import load_entries
+from glossary.figures.views import DeviceView, SizeView, VariantRow, entry_fingerprint
 
 PAYLOADS = (
     "<script>window.__xss=1</script>",

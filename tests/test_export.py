@@ -7,7 +7,7 @@ import logging
 
 from conftest import ROOT
 
-from glossary import export, sitefiles
+from glossary.site import export, sitefiles
 from glossary.build import GlossaryBuild, Options
 from site_fixture import build_fixture_site
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from glossary.gate import is_real_name, judge, normalize_name
+from glossary.verdicts.gate import is_real_name, judge, normalize_name
 
 
 @pytest.mark.parametrize("name", [None, "", "   ", "pending", "TBD", "TODO", "n/a", "N/A", "unknown",

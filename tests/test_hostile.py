@@ -18,7 +18,7 @@ import pytest
 
 from conftest import mkdocs, write_project
 
-from glossary.model import EntryErrors, MAX_ENTRY_BYTES, load_entries
+from glossary.entries.model import EntryErrors, MAX_ENTRY_BYTES, load_entries
 
 CORPUS = Path(__file__).parent / "hostile"
 

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from glossary.gate import is_real_name, judge, name_problem, normalize_name, same_person, skeleton
+from glossary.verdicts.gate import is_real_name, judge, name_problem, normalize_name, same_person, skeleton
 
 REAL_NAMES = [
     "Ada Lovelace",

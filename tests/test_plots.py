@@ -7,8 +7,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from glossary import plots
-from glossary.pages import DeviceView, SizeView, VariantRow
+from glossary.site import plots
+from glossary.figures.views import DeviceView, SizeView, VariantRow
 
 
 def _row(name: str, gbps: float, floor: float) -> VariantRow:
@@ -59,7 +59,7 @@ def test_failed_device_has_no_plot():
 
 # -- the SVG writer ----------------------------------------------------------------------------------
 
-from glossary import svgplot  # noqa: E402
+from glossary.site import svgplot  # noqa: E402
 
 
 def _texts(svg: bytes) -> list[str]:

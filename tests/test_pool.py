@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from glossary import measuring, pool
-from glossary.model import load_entries
+from glossary.measuring import plan, pool
+from glossary.entries.model import load_entries
 from measure import store
 
 FAKE = "pool_fakes:sleepy"
@@ -156,7 +156,7 @@ def test_measure_entries_records_results_keeps_good_ones_and_lists_failures(tmp_
     log = logging.getLogger("test.pool")
     kw = dict(target=FAKE, available=gpus(2), deadline_s=3.0)
     with caplog.at_level(logging.INFO, logger="test.pool"):
-        first = measuring.measure_entries(list(entries.values()), log, **kw)
+        first = plan.measure_entries(list(entries.values()), log, **kw)
     assert {o.job.slug: o.ok for o in first} == {"alpha": True, "beta-fail": False, "gamma-hang": False}
     alpha = json.loads((tmp_path / "alpha/results/fake-gpu.json").read_text())
     assert alpha["status"] == "ok"
@@ -167,23 +167,23 @@ def test_measure_entries_records_results_keeps_good_ones_and_lists_failures(tmp_
     # a good result, then a failure: the good one stays, with the failure beside it
     good = dict(alpha, entry="beta-fail", fingerprint="sha256:older")
     store.record_success(tmp_path / "beta-fail", good)
-    measuring.measure_entries([entries["beta-fail"]], log, **kw)
+    plan.measure_entries([entries["beta-fail"]], log, **kw)
     kept = json.loads((tmp_path / "beta-fail/results/fake-gpu.json").read_text())
     assert kept["status"] == "ok" and kept["fingerprint"] == "sha256:older"
     assert "wrong in 3 of 1024" in kept["last_failure"]["error"]
     # current results are not measured again
     caplog.clear()
     with caplog.at_level(logging.INFO, logger="test.pool"):
-        assert measuring.measure_entries([entries["alpha"]], log, **kw) == []
+        assert plan.measure_entries([entries["alpha"]], log, **kw) == []
     assert "nothing to measure" in caplog.text
 
 
 def test_plan_shards_and_models(tmp_path):
     entries = list(make_entries(tmp_path, ["a", "b", "c", "d"]).values())
     two_models = [dict(gpus(1, "Model A")[0]), dict(gpus(2, "Model B")[1])]
-    jobs = measuring.plan(entries, two_models)
+    jobs = plan.plan(entries, two_models)
     assert [(j.slug, j.device) for j in jobs] == [(s, d) for d in ("model-a", "model-b") for s in "abcd"]
-    first, second = (measuring.plan(entries, gpus(1), shard=(i, 2)) for i in (1, 2))
+    first, second = (plan.plan(entries, gpus(1), shard=(i, 2)) for i in (1, 2))
     assert {j.slug for j in first} == {"a", "c"} and {j.slug for j in second} == {"b", "d"}
 
 
@@ -202,7 +202,7 @@ def test_shards_from_two_nodes_and_two_models_merge_by_copying_files(tmp_path, m
     for model in ("Model A", "Model B"):
         for i, node in enumerate(nodes, 1):
             entries = list(load_entries(node).values())
-            measuring.measure_entries(entries, log, shard=(i, 2), target=FAKE, available=gpus(1, model))
+            plan.measure_entries(entries, log, shard=(i, 2), target=FAKE, available=gpus(1, model))
     for path in (nodes[1]).glob("*/results/*.json"):
         dest = nodes[0] / path.relative_to(nodes[1])
         assert not dest.exists()  # each (entry, device) was measured by exactly one node
@@ -210,7 +210,7 @@ def test_shards_from_two_nodes_and_two_models_merge_by_copying_files(tmp_path, m
         shutil.copy(path, dest)
     merged = list(load_entries(nodes[0]).values())
     for device in ("model-a", "model-b"):
-        assert measuring.stale_entries(merged, device) == []
+        assert plan.stale_entries(merged, device) == []
 
 
 def test_fleet_recipes_use_options_the_cli_has():
@@ -243,11 +243,11 @@ def test_two_measuring_runs_at_once_take_turns_on_a_gpu(tmp_path):
     script = (
         "import logging, sys\n"
         "logging.basicConfig(level=logging.INFO, format='%(message)s')\n"
-        "from glossary import measuring\n"
-        "from glossary.model import load_entries\n"
+        "from glossary.measuring import plan\n"
+        "from glossary.entries.model import load_entries\n"
         "from pathlib import Path\n"
         "gpu = [{'index': 0, 'name': 'Fake GPU', 'pci_bus_id': '0000:99:00.0', 'device': 'fake-gpu'}]\n"
-        "out = measuring.measure_entries(list(load_entries(Path(sys.argv[1])).values()), logging.getLogger('m'),\n"
+        "out = plan.measure_entries(list(load_entries(Path(sys.argv[1])).values()), logging.getLogger('m'),\n"
         "                                target='pool_fakes:sleepy', available=gpu)\n"
         "print('MEASURED', len(out))\n")
     here = str(Path(__file__).resolve().parent)
@@ -266,12 +266,12 @@ def test_two_measuring_runs_at_once_take_turns_on_a_gpu(tmp_path):
 
 def test_failure_headline_keeps_the_compilers_error_line():
     text = "x: nvcc failed on k.cu for sm_90:\nkernel.cu(4): error: expected a \";\"\n   if (i < n)\n"
-    assert measuring.headline(text) == 'x: nvcc failed on k.cu for sm_90: kernel.cu(4): error: expected a ";"'
-    assert measuring.headline("did not finish") == "did not finish"
+    assert plan.headline(text) == 'x: nvcc failed on k.cu for sm_90: kernel.cu(4): error: expected a ";"'
+    assert plan.headline("did not finish") == "did not finish"
 
 
 def test_a_node_with_a_key_signs_what_it_records_and_the_results_verify(tmp_path, monkeypatch, caplog):
-    from glossary import trust
+    from glossary.verdicts import trust
     from measure import attest
 
     key = tmp_path / "node-key" / "node_ed25519"
@@ -282,7 +282,7 @@ def test_a_node_with_a_key_signs_what_it_records_and_the_results_verify(tmp_path
     entries = make_entries(tmp_path / "e", ["alpha", "beta-fail"])
     log = logging.getLogger("test.pool.signed")
     kw = dict(target=FAKE, available=gpus(1), deadline_s=3.0)
-    measuring.measure_entries(list(entries.values()), log, **kw)
+    plan.measure_entries(list(entries.values()), log, **kw)
     policy = trust.Trust(mode="signed", nodes=trust.Keyring(path=None, keys={signer.public.keyid: trust.TrustedKey(
         name="test-node", key=signer.public)}))
     alpha = json.loads((tmp_path / "e/alpha/results/fake-gpu.json").read_text())
@@ -290,11 +290,11 @@ def test_a_node_with_a_key_signs_what_it_records_and_the_results_verify(tmp_path
     # a failure beside a good result is signed on its own; the good result's signature still holds
     older = dict(alpha, entry="beta-fail", fingerprint="sha256:older")
     store.record_success(tmp_path / "e/beta-fail", attest.sign_result(older, signer))
-    measuring.measure_entries([entries["beta-fail"]], log, **kw)
+    plan.measure_entries([entries["beta-fail"]], log, **kw)
     kept = json.loads((tmp_path / "e/beta-fail/results/fake-gpu.json").read_text())
     assert "signature" in kept["last_failure"]
     assert trust.check_result("beta-fail", "fake-gpu", kept, policy).status == "verified"
     monkeypatch.setenv(attest.NODE_KEY_ENV, str(tmp_path / "missing"))
     with caplog.at_level(logging.WARNING, logger="test.pool.signed"):
-        measuring.measure_entries([entries["alpha"]], log, only_stale=False, **kw)
+        plan.measure_entries([entries["alpha"]], log, only_stale=False, **kw)
     assert "this node has no signing key" in caplog.text

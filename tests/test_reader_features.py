@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from glossary import lessons, tags, tooltips
+from glossary.entries import lessons
+from glossary.site import tags, tooltips
 from glossary.build import GlossaryBuild, GlossaryError, Options
-from glossary.model import Lesson, parse_entry
+from glossary.entries.model import Lesson, parse_entry
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -94,8 +95,8 @@ def test_kernel_fusion_page_has_plot_kernel_source_tags_and_lesson_titles():
 def test_lessons_resolve_to_the_other_entries_that_list_the_day():
     from types import SimpleNamespace
 
-    from glossary import lessons
-    from glossary.model import Lesson
+    from glossary.entries import lessons
+    from glossary.entries.model import Lesson
 
     def entry(slug, title, days):
         return SimpleNamespace(slug=slug, title=title,

@@ -8,20 +8,20 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from glossary import figures
+from glossary.figures import fmt
 from glossary.build import GlossaryBuild, Options
-from glossary.render import make_env
+from glossary.site.render import make_env
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_figures_are_pure_arithmetic():
-    assert figures.gbps(36, 16_777_216, 2.419) == pytest.approx(249.68, abs=0.01)
-    assert figures.gbps(12, 16_777_216, 0.785) == pytest.approx(256.46, abs=0.01)
-    assert figures.fmt_ms(2.419) == "2.419"
-    assert figures.fmt_ms(0.01234) == "0.01234"
-    assert figures.fmt_bytes(50 * 2**20) == "50 MiB"
-    assert figures.fmt_bpe(12) == "12" and figures.fmt_bpe(13.2) == "13.2"
+    assert fmt.gbps(36, 16_777_216, 2.419) == pytest.approx(249.68, abs=0.01)
+    assert fmt.gbps(12, 16_777_216, 0.785) == pytest.approx(256.46, abs=0.01)
+    assert fmt.fmt_ms(2.419) == "2.419"
+    assert fmt.fmt_ms(0.01234) == "0.01234"
+    assert fmt.fmt_bytes(50 * 2**20) == "50 MiB"
+    assert fmt.fmt_bpe(12) == "12" and fmt.fmt_bpe(13.2) == "13.2"
 
 
 def kernel_fusion_page(preview: bool = True) -> str:
@@ -74,7 +74,7 @@ def test_templates_are_sandboxed(tmp_path):
 
 
 def test_compile_command_hides_the_install_path():
-    from glossary.render import _compile_command
+    from glossary.site.render import _compile_command
 
     assert _compile_command("nvcc --cubin -O3 -arch sm_90 -I/tmp/site/pycuda/cuda kernel.cu") == \
         "nvcc --cubin -O3 -arch sm_90 -I<pycuda>/cuda kernel.cu"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, mkdocs, write_project
-from glossary import measuring
+from glossary.measuring import plan
 from measure import results, store
 
 COMMITTED = sorted((ROOT / "entries").glob("*/results/*.json"))
@@ -229,7 +229,7 @@ def test_record_success_and_record_failure_write_files_that_load(tmp_path):
     fused = measured["sizes"][0]["variants"]["fused"]
     assert store.load_result(path).sizes[0].variants["fused"].stats.n == len(fused["samples_ms"])
     # the failure record is the one glossary.measuring builds (its producer, called directly)
-    failure = measuring._failure(types.SimpleNamespace(slug="kernel-fusion"), "nvidia-h200", "NVIDIA H200",
+    failure = plan._failure(types.SimpleNamespace(slug="kernel-fusion"), "nvidia-h200", "NVIDIA H200",
                                  "sha256:new", "kernel-fusion: output y is wrong in 3 of 1024 elements")
     store.record_failure(folder, failure)
     kept = store.load_result(path)
@@ -271,7 +271,7 @@ def test_a_signed_result_and_its_signed_failure_load(tmp_path):
 def test_the_fixture_results_validate(tmp_path, monkeypatch):
     import pool_fakes
     import site_fixture
-    from glossary import pool
+    from glossary.measuring import pool
 
     monkeypatch.setenv("FAKE_SLEEP", "0")
     entry_md = tmp_path / "alpha.md"

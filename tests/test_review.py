@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from glossary import review
+from glossary.verdicts import review
 from glossary.build import GlossaryBuild, Options
-from glossary.model import load_entries
+from glossary.entries.model import load_entries
 
 from conftest import current_result, sign_entry_file
 
@@ -248,7 +248,7 @@ def test_sign_text_refuses_what_it_cannot_edit_safely():
 
 
 def test_the_lesson_catalogue_shown_on_the_page_is_part_of_the_review(tmp_path):
-    from glossary.lessons import CatalogLesson
+    from glossary.entries.lessons import CatalogLesson
 
     entries = make(tmp_path, ENTRY.replace("reviewed_on: null", "reviewed_on: null\nlessons:\n  - {day: 7, title: Own}"))
     catalog = {7: CatalogLesson("Bandwidth yardsticks", "https://example.org/day-7/"), 9: CatalogLesson("Other")}

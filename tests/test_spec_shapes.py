@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from glossary.model import load_entries
-from glossary.pages import entry_fingerprint
+from glossary.entries.model import load_entries
+from glossary.figures.views import entry_fingerprint
 from measure import compile as nvcc
 
 SHAPES = Path(__file__).resolve().parent / "fixtures" / "shapes"

@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 from glossary.build import GlossaryBuild, Options
-from glossary.measuring import stale_entries
-from glossary.model import load_entries
+from glossary.measuring.plan import stale_entries
+from glossary.entries.model import load_entries
 
 ROOT = Path(__file__).resolve().parent.parent
 

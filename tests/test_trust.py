@@ -18,7 +18,7 @@ import pytest
 from conftest import ROOT, mkdocs
 
 from gate_fixture import DAY, Keys, make_project, sign_review
-from glossary import trust
+from glossary.verdicts import trust
 from glossary.build import GlossaryBuild, Options
 from measure import attest
 

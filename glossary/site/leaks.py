@@ -14,7 +14,7 @@ import re
 import urllib.parse
 from pathlib import Path
 
-from glossary.model import Entry
+from glossary.entries.model import Entry
 
 
 def find(site_dir: Path, refused: list[Entry], shown: list[Entry]) -> list[str]:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
-from glossary import pool
-from glossary.model import Entry, display_path
-from glossary.pages import entry_fingerprint
+from glossary.measuring import pool
+from glossary.entries.model import Entry, display_path
+from glossary.figures.views import entry_fingerprint
 from measure import attest, store
 from measure.results import staleness
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from glossary.model import Entry
+from glossary.entries.model import Entry
 
 _NUMBER = r"(?<![\w.])\d[\d,]*(?:\.\d+)?"
 _PATTERNS = [

@@ -10,7 +10,7 @@ import re
 
 from jinja2.sandbox import SandboxedEnvironment
 
-from glossary.pages import PageModel
+from glossary.figures.views import PageModel
 
 TAGS_DIR = "tags"
 

@@ -43,8 +43,8 @@ from typing import Any, Literal
 
 import yaml
 
-from glossary.gate import is_real_name, name_problem, same_person
-from glossary.model import FRONT_MATTER_RE, Entry, EntryError, split_front_matter
+from glossary.verdicts.gate import is_real_name, name_problem, same_person
+from glossary.entries.model import FRONT_MATTER_RE, Entry, EntryError, split_front_matter
 
 REVIEW_KEYS = ("reviewer", "reviewed_on", "review_fingerprint")  # the keys `glossary sign` writes
 UNSIGNED_KEYS = ("review_fingerprint",)  # the only front-matter the fingerprint cannot cover: itself

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from glossary.pages import DeviceView, PageModel, SizeView
+from glossary.figures.views import DeviceView, PageModel, SizeView
 
 EXPORT_FORMAT = 1
 # Characters that could end a <script> or an HTML attribute the JSON is pasted into, or a line of

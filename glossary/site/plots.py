@@ -13,8 +13,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from glossary import figures, svgplot
-from glossary.pages import DeviceView, SizeView
+from glossary.figures import fmt
+from glossary.site import svgplot
+from glossary.figures.views import DeviceView, SizeView
 from measure import units
 
 FLOOR_COLOR = "#5f6368"
@@ -130,19 +131,19 @@ def _bars(size: SizeView, height: float) -> svgplot.Panel:
     f = (svgplot.FONT + 8) / height
     edge = n - 1 + 0.3
     panel = svgplot.Panel(width=300 + max(svgplot.text_width(r.name) for r in rows),
-                          title=f"GB/s at {figures.fmt_int(size.elements)} elements", xlabel="GB/s",
+                          title=f"GB/s at {fmt.fmt_int(size.elements)} elements", xlabel="GB/s",
                           xlim=(0.0, top * 1.22), ylim=(-0.6, (edge + 0.6 * f) / (1 - f)), yticks=names)
     for i, (y, r) in enumerate(zip(ys, rows)):
         panel.bars.append(svgplot.Bar(y=y, value=r.gbps, color=PALETTE[i % len(PALETTE)]))
         # inside the bar's end where it fits, so the value never crosses the floor line
         inside = r.gbps > 0.3 * top
         panel.labels.append(svgplot.Label(
-            x=r.gbps, y=y, text=figures.fmt_fixed(r.gbps, 1), anchor="end" if inside else "start",
+            x=r.gbps, y=y, text=fmt.fmt_fixed(r.gbps, 1), anchor="end" if inside else "start",
             color="white" if inside else svgplot.INK, dx=-4 if inside else 4, dy=svgplot.FONT * 0.35))
     if size.copy_floor_gbps:
         panel.refs.append(svgplot.RefLine(size.copy_floor_gbps, at_x=True, color=FLOOR_COLOR, dash="--"))
         panel.labels.append(svgplot.Label(
-            x=size.copy_floor_gbps, y=edge, text=f"copy floor {figures.fmt_fixed(size.copy_floor_gbps, 1)} GB/s",
+            x=size.copy_floor_gbps, y=edge, text=f"copy floor {fmt.fmt_fixed(size.copy_floor_gbps, 1)} GB/s",
             anchor="end", color=FLOOR_COLOR, dx=-4, dy=-5))
     return panel
 
@@ -183,7 +184,7 @@ def _roofline(view: DeviceView) -> svgplot.Panel:
     rows = [r for r in size.rows if r.intensity is not None and r.gflops is not None]
     xs = [r.intensity for r in rows]
     lo, hi = min(xs + [roof.ridge]) / 2, max(xs + [roof.ridge]) * 2
-    panel = svgplot.Panel(width=360, title=f"Measured roofline at {figures.fmt_int(size.elements)} elements",
+    panel = svgplot.Panel(width=360, title=f"Measured roofline at {fmt.fmt_int(size.elements)} elements",
                           xlabel="arithmetic intensity (FLOP/byte)", ylabel="GFLOP/s",
                           xscale=svgplot.Scale(log=True, base=2), yscale=svgplot.Scale(log=True), grid="xy",
                           legend=("lower right", "upper left", "upper right", "lower left"))
@@ -196,7 +197,7 @@ def _roofline(view: DeviceView) -> svgplot.Panel:
                                   dash="none", marker_size=5))
     panel.series.append(_line([], PALETTE[0], "variants", marker="o", dash="none"))
     panel.refs.append(svgplot.RefLine(roof.ridge, at_x=True, color=L2_COLOR, dash=":", width=1.4,
-                                      label=f"ridge {figures.fmt_fixed(roof.ridge, 1)} FLOP/B"))
+                                      label=f"ridge {fmt.fmt_fixed(roof.ridge, 1)} FLOP/B"))
     return panel
 
 
@@ -234,13 +235,13 @@ def _size_panel(view: DeviceView, xs: list[float], title: str, width: float, yla
     by_bytes = _x_is_bytes(view)
     marked = by_bytes and view.l2_bytes
     spanned = xs + [float(view.l2_bytes)] if marked else xs
-    ticks = tuple((t, figures.fmt_bytes(t) if by_bytes else _count(t)) for t in _ticks(spanned))
+    ticks = tuple((t, fmt.fmt_bytes(t) if by_bytes else _count(t)) for t in _ticks(spanned))
     panel = svgplot.Panel(width=width, title=title, xlabel="working set" if by_bytes else "elements", ylabel=ylabel,
                           xscale=svgplot.Scale(log=True, base=2), yscale=yscale, xticks=ticks, grid="y",
                           ylim=(None, None) if yscale.log else (0.0, None), legend=legend)
     if marked:
         panel.refs.append(svgplot.RefLine(view.l2_bytes, at_x=True, color=L2_COLOR, dash=":", width=1.4,
-                                          label=f"L2 {figures.fmt_bytes(view.l2_bytes)}"))
+                                          label=f"L2 {fmt.fmt_bytes(view.l2_bytes)}"))
     return panel
 
 

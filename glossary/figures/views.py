@@ -10,9 +10,9 @@ import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from glossary import figures
-from glossary.gate import Verdict
-from glossary.model import Entry
+from glossary.figures import fmt
+from glossary.verdicts.gate import Verdict
+from glossary.entries.model import Entry
 from measure import store
 from measure.results import staleness
 from measure.spec import buffer_bytes
@@ -243,7 +243,7 @@ def _device_view(entry: Entry, key: str, result: dict, current: str | None) -> D
             ms = float(var["stats"][statistic])
             bpe = float(var["bytes_per_elem"])
             useful = float(var.get("useful_bytes_per_elem") or bpe)
-            rate = figures.gbps(useful, elements, ms)
+            rate = fmt.gbps(useful, elements, ms)
             flops = var.get("flops_per_elem")
             samples = var.get("samples_ms")
             host = var.get("host_stats")
@@ -253,12 +253,12 @@ def _device_view(entry: Entry, key: str, result: dict, current: str | None) -> D
                 ms=ms,
                 bytes_per_elem=bpe,
                 gbps=rate,
-                gflops=figures.gflops(flops, elements, ms) if flops else None,
+                gflops=fmt.gflops(flops, elements, ms) if flops else None,
                 counted_bytes_per_elem=counted_bytes(var),
                 dram_as_timed=counted_bytes(var, "unflushed"),
                 fraction_of_floor=rate / floor if floor else None,
                 samples=len(samples) if samples else None,
-                spread=(f"{figures.fmt_ms(min(samples))}–{figures.fmt_ms(max(samples))}" if samples else None),
+                spread=(f"{fmt.fmt_ms(min(samples))}–{fmt.fmt_ms(max(samples))}" if samples else None),
                 useful_bytes_per_elem=useful,
                 flops_per_elem=float(flops) if flops else None,
                 launches=var.get("launches"),

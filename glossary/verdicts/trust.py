@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from glossary.gate import normalize_name, same_person
+from glossary.verdicts.gate import normalize_name, same_person
 from measure import attest, store, units
 from measure.attest import AttestError, PublicKey
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from glossary import bind, claims, pages
-from glossary.claims import ClaimVerdict
-from glossary.model import Entry
-from glossary.pages import DeviceView
+from glossary.figures import bind, views
+from glossary.verdicts import claims
+from glossary.verdicts.claims import ClaimVerdict
+from glossary.entries.model import Entry
+from glossary.figures.views import DeviceView
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ class Measured:
 
 def collect(entry: Entry, results: dict[str, dict]) -> Measured:
     """Derive everything the results say about ``entry`` (the build and `glossary check` share this)."""
-    devices = tuple(pages.device_views(entry, results))
+    devices = tuple(views.device_views(entry, results))
     spec = entry.meta.measure
     predicted = {v.name: v.bytes_per_elem for v in spec.variants} if spec else {}
     body, problems = bind.render_body(entry.body, devices, predicted, spec.variants if spec else (),

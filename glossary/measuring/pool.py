@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Callable, Iterator
 
-HARNESS = "glossary.pool:run_harness"
+HARNESS = "glossary.measuring.pool:run_harness"
 DEFAULT_DEADLINE_S = 1800.0
 START_TIMEOUT_S = 120.0
 
@@ -169,7 +169,7 @@ def hold_gpus(gpus: list[dict], say: Callable[[str], None], lock_dir: str | None
 
 def run_harness(job: Job, progress: Callable[[str], None]) -> dict:
     """The real job: parse the entry again and measure it with the pycuda harness."""
-    from glossary.model import parse_entry
+    from glossary.entries.model import parse_entry
     from measure import runner
 
     entry = parse_entry(Path(job.entry_path), Path(job.entries_dir))
@@ -313,7 +313,7 @@ class Pool:
         env = dict(os.environ, CUDA_VISIBLE_DEVICES=visible_device(gpu["index"], os.environ),
                    GLOSSARY_WORKER_PCI_BUS_ID=str(gpu.get("pci_bus_id") or ""), PYTHONUNBUFFERED="1")
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-        proc = subprocess.Popen([sys.executable, "-m", "glossary.pool", "--worker", self.target],
+        proc = subprocess.Popen([sys.executable, "-m", "glossary.measuring.pool", "--worker", self.target],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True, env=env, start_new_session=True)
         worker = _Worker(gpu, proc)

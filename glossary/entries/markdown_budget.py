@@ -327,7 +327,7 @@ _BRACKET = re.compile(r"[\[\](){}]")
 
 
 def _template_cost(body: str, cost: _Cost) -> None:
-    """glossary.lint's lazy scan from each '{{', '{%' or '{#' outside fenced code to its closer."""
+    """glossary.entries.lint's lazy scan from each '{{', '{%' or '{#' outside fenced code to its closer."""
     fenced = [(m.start(), m.end()) for m in _LINT_FENCE.finditer(body)]
     starts = [a for a, _ in fenced]
     n = len(body)

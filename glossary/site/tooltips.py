@@ -13,7 +13,7 @@ import html
 import re
 from dataclasses import dataclass, field
 
-from glossary.model import Entry
+from glossary.entries.model import Entry
 
 _WORD = re.compile(r"\w+")
 

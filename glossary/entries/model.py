@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from glossary.markdown_budget import markup_problem
+from glossary.entries.markdown_budget import markup_problem
 from measure.spec import MeasureSpec
 from measure.typed import SchemaError, describe, doc, json_schema, load
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from glossary import figures
-from glossary.pages import DeviceView, SizeView, VariantRow, counted_ratio
+from glossary.figures import fmt
+from glossary.figures.views import DeviceView, SizeView, VariantRow, counted_ratio
 from measure import stats
 from measure.spec import Claim, MeasureSpec
 
@@ -82,8 +82,8 @@ def _evaluate(claim: Claim, spec: MeasureSpec, device: DeviceView, size: SizeVie
         return verdict("n/a", f"the claim is about {stats.size_label(dict(claim.size))} only")
     if claim.sizes == "past_l2" and device.l2_bytes and size.working_set_bytes:
         if size.working_set_bytes < PAST_L2_FACTOR * device.l2_bytes:
-            return verdict("n/a", f"working set {figures.fmt_bytes(size.working_set_bytes)} is under "
-                                  f"{PAST_L2_FACTOR}× the L2 ({figures.fmt_bytes(device.l2_bytes)})")
+            return verdict("n/a", f"working set {fmt.fmt_bytes(size.working_set_bytes)} is under "
+                                  f"{PAST_L2_FACTOR}× the L2 ({fmt.fmt_bytes(device.l2_bytes)})")
     status, numbers = _JUDGES[claim.kind](claim, size, {r.name: r for r in size.rows})
     return verdict(status, numbers)
 
@@ -133,7 +133,7 @@ def _counter_bytes(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) ->
         return "n/a", "no DRAM counter data at this size"
     off = row.counted_bytes_per_elem / row.bytes_per_elem - 1
     return _within(off, claim), (f"counted {row.counted_bytes_per_elem:.1f} B/elem against "
-                                 f"{figures.fmt_bpe(row.bytes_per_elem)} predicted ({off:+.1%})")
+                                 f"{fmt.fmt_bpe(row.bytes_per_elem)} predicted ({off:+.1%})")
 
 
 def _of_floor(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tuple[str, str]:
@@ -149,7 +149,7 @@ def _overfetch(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tup
     if row is None:
         return "n/a", "no DRAM counter data at this size"
     return (_reaches(row.overfetch, claim),
-            f"counted {row.counted_bytes_per_elem:.1f} B/elem for {figures.fmt_bpe(row.useful_bytes)} useful "
+            f"counted {row.counted_bytes_per_elem:.1f} B/elem for {fmt.fmt_bpe(row.useful_bytes)} useful "
             f"({row.overfetch:.2f}×)")
 
 
@@ -170,7 +170,7 @@ def _launch_bound(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> 
         return "n/a", "no host time recorded at this size"
     factor = row.host_ms / row.ms
     return (_reaches(factor, claim),
-            f"host {figures.fmt_ms(row.host_ms)} ms against GPU {figures.fmt_ms(row.ms)} ms ({factor:.2f}×)")
+            f"host {fmt.fmt_ms(row.host_ms)} ms against GPU {fmt.fmt_ms(row.ms)} ms ({factor:.2f}×)")
 
 
 _JUDGES = {

@@ -27,10 +27,12 @@ import jinja2
 import jinja2.filters
 from jinja2.sandbox import SandboxedEnvironment
 
-from glossary import claims, export, figures, tags, tooltips
-from glossary.gate import is_real_name
-from glossary.review import short_fingerprint
-from glossary.pages import PageModel
+from glossary.verdicts import claims
+from glossary.site import export, tags, tooltips
+from glossary.figures import fmt
+from glossary.verdicts.gate import is_real_name
+from glossary.verdicts.review import short_fingerprint
+from glossary.figures.views import PageModel
 
 
 # -- escaping: every value is text unless a filter made it safe for where it lands --------------------
@@ -226,11 +228,11 @@ def make_env(templates_dir: Path) -> SandboxedEnvironment:
         keep_trailing_newline=True,
     )
     env.filters.update(
-        ms=_number(figures.fmt_ms),
-        fixed=_number(figures.fmt_fixed),
-        int_commas=_number(figures.fmt_int),
-        bytes=_number(figures.fmt_bytes),
-        bpe=_number(figures.fmt_bpe),
+        ms=_number(fmt.fmt_ms),
+        fixed=_number(fmt.fmt_fixed),
+        int_commas=_number(fmt.fmt_int),
+        bytes=_number(fmt.fmt_bytes),
+        bpe=_number(fmt.fmt_bpe),
         bpe1=_number(lambda v: f"{v:.1f}"),
         text=_text,
         cell=_cell,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import yaml
 
-from glossary.model import Entry, Lesson
+from glossary.entries.model import Entry, Lesson
 
 DEFAULT_PATH = "data/lessons.yml"
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 
-from glossary import lessons, plots, tags
-from glossary.model import sha256
-from glossary.pages import PageModel
+from glossary.entries import lessons
+from glossary.site import plots, tags
+from glossary.entries.model import sha256
+from glossary.figures.views import PageModel
 
 
 def plot_path(slug: str, device_key: str) -> str:

@@ -19,9 +19,10 @@ from typing import Callable
 
 import jinja2
 
-from glossary import export, features, plots, tags, trust
-from glossary.pages import DeviceView, PageModel
-from glossary.render import make_env
+from glossary.site import export, features, plots, tags
+from glossary.verdicts import trust
+from glossary.figures.views import DeviceView, PageModel
+from glossary.site.render import make_env
 
 EXPORT_PATH = "glossary.json"
 INDEX = "index.md"

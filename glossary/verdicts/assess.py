@@ -26,9 +26,10 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from glossary import bind, claims, findings, gate, review, trust
-from glossary.findings import Measured
-from glossary.model import Entry, display_path
+from glossary.figures import bind
+from glossary.verdicts import claims, findings, gate, review, trust
+from glossary.verdicts.findings import Measured
+from glossary.entries.model import Entry, display_path
 from measure import store
 from measure.spec import fit_problems
 

@@ -32,11 +32,11 @@ import jinja2
 from jinja2 import nodes
 from jinja2.sandbox import SandboxedEnvironment
 
-from glossary import figures
-from glossary.pages import DeviceView, SizeView
+from glossary.figures import fmt
+from glossary.figures.views import DeviceView, SizeView
 # Text from result files or an author's arguments lands in the body, which is verbatim Markdown:
 # it goes in as the entry template's values do, as inert text.
-from glossary.render import plain_text
+from glossary.site.render import plain_text
 from measure.spec import Variant
 
 
@@ -127,14 +127,14 @@ class Figures:
 
     def _figure(self, text: str, device: DeviceView, size: SizeView) -> Figure:
         stat = device.method.get("statistic", "mean")
-        return Figure(text, f"{device.gpu}, {figures.fmt_int(size.elements)} elements, {stat}, "
+        return Figure(text, f"{device.gpu}, {fmt.fmt_int(size.elements)} elements, {stat}, "
                             f"captured {device.captured_on}")
 
     # -- the figures ------------------------------------------------------------
 
     def ms(self, variant: str) -> Figure:
         device, size, row = self._row(variant)
-        return self._figure(f"{figures.fmt_ms(row.ms)} ms", device, size)
+        return self._figure(f"{fmt.fmt_ms(row.ms)} ms", device, size)
 
     def launch_us(self, variant: str) -> Figure:
         device, size, row = self._row(variant)
@@ -176,7 +176,7 @@ class Figures:
 
     def elements(self) -> Figure:
         device, size = self._size()
-        return self._figure(figures.fmt_int(size.elements), device, size)
+        return self._figure(fmt.fmt_int(size.elements), device, size)
 
     def gpu(self) -> str:
         return plain_text(self._device().gpu)
@@ -185,12 +185,12 @@ class Figures:
         device = self._device()
         if not device.l2_bytes:
             raise NoResult(f"{device.gpu} has no recorded L2 size")
-        return Figure(figures.fmt_bytes(device.l2_bytes), f"{device.gpu}, from the device attributes")
+        return Figure(fmt.fmt_bytes(device.l2_bytes), f"{device.gpu}, from the device attributes")
 
     def useful(self, variant: str) -> Figure:
         """Bytes per element the computation needs (the spec's useful_bytes_per_elem)."""
         spec = self._spec_variant(variant)
-        return Figure(f"{figures.fmt_bpe(spec.useful_bytes)} B/elem", "predicted by the spec")
+        return Figure(f"{fmt.fmt_bpe(spec.useful_bytes)} B/elem", "predicted by the spec")
 
     def overfetch(self, variant: str) -> Figure:
         """DRAM bytes counted per useful byte."""
@@ -207,7 +207,7 @@ class Figures:
 
     def gflops(self, variant: str) -> Figure:
         device, size, value = self._value(variant, "gflops", f"{variant!r} has no flops_per_elem")
-        return self._figure(f"{figures.fmt_fixed(value, 0)} GFLOP/s", device, size)
+        return self._figure(f"{fmt.fmt_fixed(value, 0)} GFLOP/s", device, size)
 
     def intensity(self, variant: str) -> Figure:
         """FLOP per predicted DRAM byte (from the spec)."""
@@ -225,7 +225,7 @@ class Figures:
     def ceiling(self) -> Figure:
         """The measured compute ceiling: the best GFLOP/s any variant reached."""
         device, size, roof = self._roofline()
-        return self._figure(f"{figures.fmt_fixed(roof.compute_gflops, 0)} GFLOP/s", device, size)
+        return self._figure(f"{fmt.fmt_fixed(roof.compute_gflops, 0)} GFLOP/s", device, size)
 
     def ridge(self) -> Figure:
         """The ridge point, compute ceiling over the copy floor, in FLOP per byte."""
@@ -242,7 +242,7 @@ class Figures:
 
     def host_ms(self, variant: str) -> Figure:
         device, size, value = self._value(variant, "host_ms", _NO_HOST.format(variant))
-        return self._figure(f"{figures.fmt_ms(value)} ms", device, size)
+        return self._figure(f"{fmt.fmt_ms(value)} ms", device, size)
 
     def per_launch_us(self, variant: str) -> Figure:
         """GPU time per launch."""
@@ -273,7 +273,7 @@ class Figures:
         for size, row in sorted(timed, key=lambda sr: sr[0].elements):
             if not device.launch_bound(row):
                 per = size.elements // (row.launches or 1)
-                return self._figure(f"{figures.fmt_int(per)} elements per launch", device, size)
+                return self._figure(f"{fmt.fmt_int(per)} elements per launch", device, size)
         raise NoResult(f"{variant!r} is launch-bound at every size of the sweep")
 
     # Predictions come from the spec, not from a device.
@@ -286,7 +286,7 @@ class Figures:
     def bytes(self, variant: str) -> Figure:
         if variant not in self.bytes_by_variant:
             raise NoResult(f"no variant {variant!r} in the spec")
-        return Figure(f"{figures.fmt_bpe(self.bytes_by_variant[variant])} B/elem", "predicted by the spec")
+        return Figure(f"{fmt.fmt_bpe(self.bytes_by_variant[variant])} B/elem", "predicted by the spec")
 
     def byte_ratio(self, num: str, den: str) -> Figure:
         for v in (num, den):
