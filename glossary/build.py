@@ -19,9 +19,8 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from glossary.verdicts import assess, gate
 from glossary.entries import lint
-from glossary.figures import views
 from glossary.site import plots, render
-from glossary.site import features, leaks, sitefiles, tooltips
+from glossary.site import leaks, page, sitefiles, tooltips
 from glossary.entries import lessons
 from glossary.verdicts import trust as trust_mod
 from glossary.entries.model import Entry, EntryError, display_path, load_entries
@@ -137,7 +136,7 @@ class GlossaryBuild:
     results: dict[str, dict[str, dict]] = field(default_factory=dict)
     verdicts: dict[str, gate.Verdict] = field(default_factory=dict)
     assessments: dict[str, assess.Assessment] = field(default_factory=dict)
-    models: dict[str, views.PageModel] = field(default_factory=dict)
+    models: dict[str, page.PageModel] = field(default_factory=dict)
     lesson_catalog: dict[int, lessons.CatalogLesson] = field(default_factory=dict)
     lessons_by_day: dict[int, list[dict]] = field(default_factory=dict)  # day -> shown entries that list it
     terms: list[tooltips.Term] = field(default_factory=list)
@@ -201,7 +200,7 @@ class GlossaryBuild:
         for slug, entry in self.entries.items():
             related = tuple(self.entries[s] for s in entry.meta.related if self.shown(s))
             measured = self.assessments[slug].measured
-            self.models[slug] = views.PageModel(
+            self.models[slug] = page.PageModel(
                 entry=entry, verdict=self.verdicts[slug], devices=measured.devices,
                 related=related, preview=self.options.preview,
                 body=measured.body, claims=measured.claims, figure_problems=measured.figure_problems,
@@ -211,7 +210,7 @@ class GlossaryBuild:
         self.hidden = frozenset(s for s in self.entries if not self.shown(s))
         self._report()
 
-    def shown_models(self) -> list[views.PageModel]:
+    def shown_models(self) -> list[page.PageModel]:
         """Page models of the entries this build's site shows."""
         return [m for s, m in self.models.items() if self.shown(s)]
 
@@ -280,10 +279,9 @@ class GlossaryBuild:
         slug = src_uri[:-3] if src_uri.endswith(".md") and "/" not in src_uri else None
         if slug in self.models and self.shown(slug):
             model = self.models[slug]
-            page = render.render_entry(env, model, hidden=self.hidden,
-                                       extras=features.page_extras(model, self.lesson_catalog,
-                                                                   self.lessons_by_day))
-            return tooltips.append(page, self.terms, slug)
+            markdown = render.render_entry(env, model, hidden=self.hidden, catalog=self.lesson_catalog,
+                                           by_day=self.lessons_by_day)
+            return tooltips.append(markdown, self.terms, slug)
         return None
 
     # -- after the build -------------------------------------------------------

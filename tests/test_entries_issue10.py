@@ -16,10 +16,10 @@ import pytest
 from glossary.figures import bind
 from glossary.verdicts import claims, findings
 from glossary.site import plots, render
-from glossary.site.features import page_extras
 from glossary.verdicts.gate import judge
 from glossary.entries.model import load_entries
-from glossary.figures.views import PageModel, entry_fingerprint, roofline, working_set_bytes
+from glossary.figures.views import entry_fingerprint, roofline, working_set_bytes
+from glossary.site.page import PageModel
 from measure import runner, store
 from measure.spec import Claim
 
@@ -84,7 +84,7 @@ def page(entry, result) -> tuple[str, findings.Measured]:
                       devices=measured.devices, related=(), preview=True, body=measured.body,
                       claims=measured.claims, figure_problems=measured.figure_problems)
     env = render.make_env(ROOT / "templates")
-    return render.render_entry(env, model, extras=page_extras(model, {})), measured
+    return render.render_entry(env, model), measured
 
 
 # -- the entries as written --------------------------------------------------------------------

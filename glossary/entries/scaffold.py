@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from glossary.verdicts.review import yaml_scalar
+from glossary.entries.frontmatter import yaml_scalar
 
 SCHEMA_HINT = "# yaml-language-server: $schema=../schema/entry.schema.json"
 

@@ -36,7 +36,7 @@ from glossary.figures import fmt
 from glossary.figures.views import DeviceView, SizeView
 # Text from result files or an author's arguments lands in the body, which is verbatim Markdown:
 # it goes in as the entry template's values do, as inert text.
-from glossary.site.render import plain_text
+from glossary.figures.fmt import plain_text
 from measure.spec import Variant
 
 

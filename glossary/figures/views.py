@@ -7,11 +7,10 @@ formatted, so a template never does arithmetic on measurements.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from glossary.figures import fmt
-from glossary.verdicts.gate import Verdict
 from glossary.entries.model import Entry
 from measure import store
 from measure.results import staleness
@@ -297,19 +296,3 @@ def counted_bytes(variant: dict, pass_name: str = "flushed") -> float | None:
     counters = variant.get("counters") or {}
     value = (counters.get(pass_name) or {}).get("dram_bytes_per_elem")
     return float(value) if value is not None else None
-
-
-@dataclass(frozen=True)
-class PageModel:
-    """Everything an entry page shows."""
-
-    entry: Entry
-    verdict: Verdict
-    devices: tuple[DeviceView, ...]
-    related: tuple[Entry, ...]  # only entries that will be on the site
-    preview: bool
-    notes: tuple[str, ...] = field(default_factory=tuple)
-    body: str | None = None  # the body with bound figures rendered; None: the raw body
-    claims: tuple = ()  # glossary.claims.ClaimVerdict, every device and size
-    figure_problems: tuple[str, ...] = ()  # bound figures that found no data
-    review_key: str | None = None  # the reviewer's key id, where a signed review verified

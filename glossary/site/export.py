@@ -7,9 +7,14 @@ belonging to an entry that is not shown is ever passed in.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import json
 
-from glossary.figures.views import DeviceView, PageModel, SizeView
+from glossary.figures.views import DeviceView, SizeView
+
+if TYPE_CHECKING:  # the page model imports this module; its type is for reading only
+    from glossary.site.page import PageModel
 
 EXPORT_FORMAT = 1
 # Characters that could end a <script> or an HTML attribute the JSON is pasted into, or a line of

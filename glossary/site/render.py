@@ -27,12 +27,11 @@ import jinja2
 import jinja2.filters
 from jinja2.sandbox import SandboxedEnvironment
 
-from glossary.verdicts import claims
 from glossary.site import export, tags, tooltips
 from glossary.figures import fmt
-from glossary.verdicts.gate import is_real_name
-from glossary.verdicts.review import short_fingerprint
-from glossary.figures.views import PageModel
+from glossary.figures.fmt import CONTROLS, one_line, plain_text
+from glossary.site import page
+from glossary.site.page import PageModel, device_label
 
 
 # -- escaping: every value is text unless a filter made it safe for where it lands --------------------
@@ -55,42 +54,6 @@ def verbatim(markdown: str) -> Safe:
     """Mark Markdown that goes through unescaped.  Only the entry body, which the author wrote as
     Markdown and ``glossary.bind`` rendered, is marked so; everything else goes through a filter."""
     return Safe(markdown)
-
-
-# Syntax that makes markup inline: links and images ([ ]), attribute lists and template braces
-# ({ }), code spans (a backtick of a value would pair with one the template opens), "*" emphasis
-# (so {{ 7*7 }} shows as typed) and the escape itself.  "_" is left alone: identifiers such as
-# chain_fused are everywhere, Python-Markdown does not emphasise inside words, and emphasis
-# cannot inject anything.
-_MARKDOWN_ACTIVE = re.compile(r"([\\`*{}\[\]])")
-# What opens a block where a value starts a line: a heading, an admonition (!!!), details (???),
-# a tab (===), a fence (~~~), a table row, a list item, a rule; the character is written as a
-# numeric reference, which renders as itself.  ("<" and ">" are escaped anyway.)
-_BLOCK_START = re.compile(r"[#!?=~|:]|[-+_](?= |[-+_ ]*$)|\d{1,9}(?=[.)](?: |$))")
-# C0 and C1 controls (Python-Markdown's own placeholders are built from STX and ETX) and lone
-# surrogates (no UTF-8 file can hold them).
-_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
-
-
-def _one_line(value: Any) -> str:
-    return _CONTROLS.sub("", " ".join(str(value).split()))
-
-
-def plain_text(value: Any) -> str:
-    """Author-written text (a title, summary, name, label) as inert Markdown: shown as typed.
-
-    HTML is escaped and link, attribute, code and ``*`` syntax backslash-escaped, so a <script>,
-    a link, an attribute list ({: onclick=...}) or template braces render as the characters typed
-    and never as markup; line breaks collapse and a leading block marker (#, !!!, -, 1.) is written
-    as a character reference, so the text cannot open a block of its own.
-    """
-    text = _one_line(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    text = _MARKDOWN_ACTIVE.sub(r"\\\1", text)
-    start = _BLOCK_START.match(text)
-    if start:
-        at = start.end() if start.group().isdigit() else 0  # "1." -> "1&#46;"
-        text = f"{text[:at]}&#{ord(text[at])};{text[at + 1:]}"
-    return text
 
 
 def _finalize(value: Any) -> Any:
@@ -116,7 +79,7 @@ def safe_meta(meta: dict) -> dict:
     """
     def clean(value: Any) -> Any:
         if isinstance(value, str):
-            return html.escape(_one_line(value), quote=True)
+            return html.escape(one_line(value), quote=True)
         if isinstance(value, list):
             return [clean(v) for v in value]
         return value
@@ -143,13 +106,13 @@ def _attr(value: Any) -> Safe:
     """The value of an attribute of raw HTML in a template, ``<span title="...">``.  Markdown leaves
     raw HTML as it is, so no Markdown escaping; Material's tooltips show a ``title`` as HTML, so the
     text is escaped as HTML twice (``tooltips.title_text``) and its quotes once."""
-    return Safe(tooltips.title_text(_one_line(value)).replace('"', "&quot;"))
+    return Safe(tooltips.title_text(one_line(value)).replace('"', "&quot;"))
 
 
 def _code(value: Any) -> Safe:
     """An inline code span around the value, shown exactly as typed (on one line): its backtick fence
     is longer than any run of backticks inside."""
-    text = _one_line(value).strip()
+    text = one_line(value).strip()
     if not text:
         return Safe("")
     fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
@@ -174,7 +137,7 @@ def _url(value: Any) -> Safe:
     """A URL safe as a Markdown link target: an http(s) or mailto URL, or a relative path, with every
     character that could end the target or the attribute percent-encoded; any other scheme
     (javascript:, data:) becomes "#"."""
-    text = _CONTROLS.sub("", str(value).strip())
+    text = CONTROLS.sub("", str(value).strip())
     scheme = _SCHEME.match(text)
     if scheme and scheme.group(1).lower() not in _URL_SCHEMES:
         return Safe("#")
@@ -248,74 +211,13 @@ def make_env(templates_dir: Path) -> SandboxedEnvironment:
     return env
 
 
-def _name_or_pending(name: str | None) -> str:
-    return name.strip() if is_real_name(name) else "pending"
-
-
-def _date_or_pending(value: Any) -> str:
-    return value.isoformat() if value is not None else "pending"
-
-
-def device_label(view) -> str:
-    """A device as the index and byline name it: imported figures are labelled wherever they appear."""
-    return f"{view.gpu} (imported)" if view.provenance == "imported" else view.gpu
-
-
-def entry_context(model: PageModel) -> dict:
-    """The plain values the entry template sees."""
-    entry = model.entry
-    meta = entry.meta
-    devices_line = ", ".join(f"{device_label(d)} on {d.captured_on}" for d in model.devices if d.status == "ok")
-    any_counted = any(r.counted_bytes_per_elem is not None
-                      for d in model.devices for s in d.sizes for r in s.rows)
-    any_flops = any(r.gflops is not None for d in model.devices for s in d.sizes for r in s.rows)
-    return {
-        "page": {
-            "title": meta.title,
-            "summary": meta.summary.strip(),
-            "body": (entry.body if model.body is None else model.body).strip() + "\n",
-            "draft": not model.verdict.publishable,
-            "missing": list(model.verdict.missing),
-            "has_spec": meta.measure is not None,
-            "devices": list(model.devices),
-            "claims": _claims_by_device(model),
-            "related": [{"slug": r.slug, "title": r.title, "summary": r.meta.summary.strip()}
-                        for r in model.related],
-            "lessons": list(meta.lessons),
-            "sources": list(meta.sources),
-            "byline": {
-                "author": _name_or_pending(meta.author),
-                "reviewer": _name_or_pending(meta.reviewer),
-                "written_on": _date_or_pending(meta.written_on),
-                "reviewed_on": _date_or_pending(meta.reviewed_on),
-                "measured": devices_line,
-                # published with a fingerprint means the gate found it matches what is shown
-                "signed": model.verdict.publishable and bool(meta.review_fingerprint),
-                "fingerprint": short_fingerprint(meta.review_fingerprint) if meta.review_fingerprint else "",
-                "key": model.review_key or "",
-            },
-        },
-        "counted": any_counted,
-        "gflops": any_flops,
-    }
-
-
-def _claims_by_device(model: PageModel) -> dict[str, list[claims.ClaimSummary]]:
-    keys = {d.gpu: d.key for d in model.devices}
-    by_device: dict[str, list] = {}
-    for verdict in model.claims:
-        by_device.setdefault(keys.get(verdict.device, verdict.device), []).append(verdict)
-    return {key: claims.summarize(verdicts) for key, verdicts in by_device.items()}
-
-
 def render_entry(env: SandboxedEnvironment, model: PageModel, hidden: set[str] = frozenset(),
-                 extras: dict | None = None) -> str:
+                 catalog: dict | None = None, by_day: dict | None = None) -> str:
     """The Markdown of an entry page; links to ``hidden`` entries become plain text.
 
-    ``extras`` (from ``glossary.features.page_extras``) adds to or replaces keys of ``page``.
+    ``catalog`` and ``by_day`` resolve the entry's lessons (``glossary.entries.lessons.resolve``).
     """
-    context = entry_context(model)
-    context["page"].update(extras or {})
+    context = page.entry_context(model, catalog or {}, by_day)
     # The one value printed as it is: the author's Markdown, its figures rendered by glossary.bind.
     context["page"]["body"] = verbatim(unlink(context["page"]["body"], hidden))
     return _tidy(env.get_template("entry.md.j2").render(context))

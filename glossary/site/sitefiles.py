@@ -19,9 +19,10 @@ from typing import Callable
 
 import jinja2
 
-from glossary.site import export, features, plots, tags
+from glossary.site import export, page, plots, tags
 from glossary.verdicts import trust
-from glossary.figures.views import DeviceView, PageModel
+from glossary.figures.views import DeviceView
+from glossary.site.page import PageModel
 from glossary.site.render import make_env
 
 EXPORT_PATH = "glossary.json"
@@ -52,7 +53,7 @@ def generated(models: list[PageModel], templates, directory_urls: bool = True,
     for model in models:
         for view in model.devices:
             if plots.has_plot(view):
-                out[features.plot_path(model.entry.slug, view.key)] = plot(view)
+                out[page.plot_path(model.entry.slug, view.key)] = plot(view)
     env = templates if isinstance(templates, jinja2.Environment) else make_env(templates)
     out.update(tags.pages(env, models))
     out[EXPORT_PATH] = export.export_json(models, directory_urls)

@@ -6,11 +6,15 @@ build shows; a tag that only refused entries carry gets no page.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import re
 
 from jinja2.sandbox import SandboxedEnvironment
 
-from glossary.figures.views import PageModel
+
+if TYPE_CHECKING:  # the page model imports this module; its type is for reading only
+    from glossary.site.page import PageModel
 
 TAGS_DIR = "tags"
 

@@ -41,9 +41,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import yaml
 
 from glossary.verdicts.gate import is_real_name, name_problem, same_person
+from glossary.entries import frontmatter
 from glossary.entries.model import FRONT_MATTER_RE, Entry, EntryError, split_front_matter
 
 REVIEW_KEYS = ("reviewer", "reviewed_on", "review_fingerprint")  # the keys `glossary sign` writes
@@ -232,71 +232,15 @@ def sign_text(text: str, name: str, date: dt.date, fingerprint: str) -> str:
     if not match:
         raise ReviewError("expected YAML front-matter between '---' lines at the top of the file")
     front, start = match.group(1), match.start(1)
-    values = {"reviewer": yaml_scalar(name), "reviewed_on": date.isoformat(),
+    values = {"reviewer": frontmatter.yaml_scalar(name), "reviewed_on": date.isoformat(),
               "review_fingerprint": json.dumps(fingerprint)}
-    edited = _set_keys(front, values)
+    try:
+        edited = frontmatter.set_keys(front, values, REVIEW_KEYS)
+    except frontmatter.EditError as err:
+        raise ReviewError(str(err)) from None
     new = bom + rest[:start] + edited + rest[match.end(1):]
     _verify(text, new, name, date, fingerprint)
     return new
-
-
-def yaml_scalar(value: str) -> str:
-    """``value`` as a YAML scalar: plain where that reads back as the same text, else double-quoted."""
-    plain_ok = "#" not in value and ": " not in value and not value.endswith(":")
-    if plain_ok:
-        try:
-            plain_ok = yaml.safe_load(f"k: {value}\n") == {"k": value}
-        except yaml.YAMLError:
-            plain_ok = False
-    return value if plain_ok else json.dumps(value, ensure_ascii=False)
-
-
-def _set_keys(front: str, values: dict[str, str]) -> str:
-    try:
-        root = yaml.compose(front, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as err:
-        raise ReviewError(f"front-matter is not valid YAML: {err}") from None
-    if not isinstance(root, yaml.MappingNode) or root.flow_style:
-        raise ReviewError("expected the front-matter to be a block mapping of keys to values")
-    newline = "\r\n" if "\r\n" in front else "\n"
-    nodes = {k.value: (k, v) for k, v in root.value if isinstance(k, yaml.ScalarNode) and k.value in values}
-    # (start, end, order, replacement) in ``front``; at one index, a changed value (order 0)
-    # stays before added lines (order 1 + their place in REVIEW_KEYS)
-    edits: list[tuple[int, int, int, str]] = []
-    for key, text in values.items():
-        if key in nodes:
-            value_node = nodes[key][1]
-            a, b = value_node.start_mark.index, value_node.end_mark.index
-            span = front[a:b]
-            tail = span[len(span.rstrip("\r\n")):]
-            lead = "" if a > 0 and front[a - 1] in " \t" else " "
-            edits.append((a, b, 0, lead + text + tail))
-    for i, key in enumerate(REVIEW_KEYS):
-        if key not in values or key in nodes:
-            continue
-        before = [k for k in REVIEW_KEYS[:i] if k in nodes]
-        after = [k for k in REVIEW_KEYS[i + 1:] if k in nodes]
-        column = root.value[0][0].start_mark.column if root.value else 0
-        line = " " * column + f"{key}: {values[key]}"
-        if before:
-            at = _line_end(front, nodes[before[-1]][1].end_mark.index)
-            edits.append((at, at, 1 + i, line + newline if front[at - 1:at] == "\n" else newline + line))
-        elif after:
-            at = nodes[after[0]][0].start_mark.index - nodes[after[0]][0].start_mark.column
-            edits.append((at, at, 1 + i, line + newline))
-        else:
-            edits.append((len(front), len(front), 1 + i, ("" if front.endswith("\n") else newline) + line))
-    for a, b, _, replacement in sorted(edits, reverse=True):
-        front = front[:a] + replacement + front[b:]
-    return front
-
-
-def _line_end(text: str, index: int) -> int:
-    """The index just past the end of the line holding ``index`` (a value that ends at a line start stays)."""
-    if index > 0 and text[index - 1] == "\n":
-        return index
-    cut = text.find("\n", index)
-    return len(text) if cut < 0 else cut + 1
 
 
 def _verify(old: str, new: str, name: str, date: dt.date, fingerprint: str) -> None:
