@@ -9,7 +9,6 @@ slow 2-core machine; before these bounds each case ran for minutes or hours.
 from __future__ import annotations
 
 import datetime as dt
-import textwrap
 import time
 from pathlib import Path
 
@@ -17,7 +16,7 @@ import pytest
 
 from conftest import mkdocs, write_project
 
-from glossary.entries import model
+from glossary.entries import frontmatter, model
 from glossary.entries.markdown_budget import markup_problem
 from glossary.entries.model import EntryError, EntryErrors, load_entries, parse_entry
 from measure import expr
@@ -125,19 +124,19 @@ def alias_bomb() -> str:
 @pytest.mark.parametrize("loader", ["libyaml", "pure"])
 def test_alias_bomb_is_refused_by_either_loader(tmp_path, monkeypatch, loader):
     if loader == "pure":
-        monkeypatch.setattr(model, "_FastLoader", model._StrictLoader)
+        monkeypatch.setattr(frontmatter, "_FastLoader", frontmatter._StrictLoader)
     front = alias_bomb()
     assert len(front) < 16_000
     with timed(5):
         err = entry_error(tmp_path, front)
     assert err.key == "measure"
-    assert f"expands to more than {model.MAX_YAML_VALUES:,} values" in err.message
+    assert f"expands to more than {frontmatter.MAX_YAML_VALUES:,} values" in err.message
 
 
 @pytest.mark.parametrize("loader", ["libyaml", "pure"])
 def test_alias_that_contains_itself_is_an_error(tmp_path, monkeypatch, loader):
     if loader == "pure":
-        monkeypatch.setattr(model, "_FastLoader", model._StrictLoader)
+        monkeypatch.setattr(frontmatter, "_FastLoader", frontmatter._StrictLoader)
     err = entry_error(tmp_path, FRONT + "tags: &t [a, *t]\n")
     assert err.key == "tags"
     assert "refers to the node that contains it" in err.message
@@ -145,7 +144,7 @@ def test_alias_that_contains_itself_is_an_error(tmp_path, monkeypatch, loader):
 
 def test_front_matter_size_and_depth_are_bounded(tmp_path):
     err = entry_error(tmp_path, FRONT + "lessons:\n" + "  - {day: 1, title: x}\n" * 4000)
-    assert err.key == "" and f"at most {model.MAX_FRONT_MATTER_BYTES:,} are read" in err.message
+    assert err.key == "" and f"at most {frontmatter.MAX_FRONT_MATTER_BYTES:,} are read" in err.message
     with timed(5):
         deep = entry_error(tmp_path, FRONT + "tags: " + "[" * 5000 + "]" * 5000 + "\n")
     assert "nests too deeply" in deep.message or "not valid YAML" in deep.message
@@ -153,10 +152,10 @@ def test_front_matter_size_and_depth_are_bounded(tmp_path):
 
 def test_a_real_sized_front_matter_is_far_below_the_budget():
     text = (Path(__file__).resolve().parent.parent / "entries" / "kernel-fusion.md").read_text()
-    front = model.FRONT_MATTER_RE.match(text).group(1)
-    node = model._FastLoader(front).get_single_node()
-    model._check_expansion(node)  # no error
-    assert len(front) * 10 < model.MAX_FRONT_MATTER_BYTES
+    front = frontmatter.FRONT_MATTER_RE.match(text).group(1)
+    node = frontmatter._FastLoader(front).get_single_node()
+    frontmatter._check_expansion(node)  # no error
+    assert len(front) * 10 < frontmatter.MAX_FRONT_MATTER_BYTES
 
 
 # 3. Quadratic Markdown ----------------------------------------------------------------------------

@@ -7,13 +7,12 @@ import datetime
 import json
 import re
 import sys
-from pathlib import Path
 
 import pytest
 import yaml
 
 from conftest import ROOT, mkdocs
-from glossary.entries import model
+from glossary.entries import frontmatter
 from glossary.site import tooltips
 from glossary.entries.model import load_entries
 from glossary.figures.views import entry_fingerprint
@@ -74,11 +73,11 @@ def test_tooltip_prefilter_finds_what_the_plain_search_finds(tmp_path):
 def test_fast_yaml_loader_keeps_duplicate_keys_and_impossible_dates_strict():
     if not yaml.__with_libyaml__:
         pytest.skip("PyYAML built without libyaml: the pure loader is the only one")
-    assert issubclass(model._FastLoader, yaml.CSafeLoader)
+    assert issubclass(frontmatter._FastLoader, yaml.CSafeLoader)
     # refused on the fast path itself, not only by the pure loader's second parse
     with pytest.raises(yaml.constructor.ConstructorError, match=r"duplicate key 'a' \(first on line 2\)"):
-        yaml.load("a: 1\nb: 2\na: 3\n", Loader=model._FastLoader)
-    data = yaml.load("made: 2026-13-45\nseen: 2026-01-02\n", Loader=model._FastLoader)
+        yaml.load("a: 1\nb: 2\na: 3\n", Loader=frontmatter._FastLoader)
+    data = yaml.load("made: 2026-13-45\nseen: 2026-01-02\n", Loader=frontmatter._FastLoader)
     assert data == {"made": "2026-13-45", "seen": datetime.date(2026, 1, 2)}
 
 
@@ -86,5 +85,5 @@ def test_fast_yaml_loader_reads_what_the_pure_loader_reads(tmp_path):
     project = gen_entries.write_glossary(tmp_path / "glossary", 2)
     texts = [p.read_text() for p in sorted((ROOT / "entries").glob("*.md")) + sorted((project / "entries").glob("*.md"))]
     for text in texts:
-        front = model.FRONT_MATTER_RE.match(text).group(1)
-        assert model._load_yaml(front) == yaml.load(front, Loader=model._StrictLoader)
+        front = frontmatter.FRONT_MATTER_RE.match(text).group(1)
+        assert frontmatter._load_yaml(front) == yaml.load(front, Loader=frontmatter._StrictLoader)

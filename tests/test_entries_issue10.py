@@ -8,7 +8,6 @@ covers every entry with a spec.
 from __future__ import annotations
 
 import dataclasses
-import os
 from pathlib import Path
 
 import pytest

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from glossary.entries.model import EntryError, front_matter_schema, load_entries, parse_entry
+from glossary.entries.model import EntryError, front_matter_schema, load_entries
 
 ROOT = Path(__file__).resolve().parent.parent
 

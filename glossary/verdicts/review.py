@@ -44,7 +44,9 @@ from typing import Any, Literal
 
 from glossary.verdicts.gate import is_real_name, name_problem, same_person
 from glossary.entries import frontmatter
-from glossary.entries.model import FRONT_MATTER_RE, Entry, EntryError, split_front_matter
+from glossary.entries.errors import EntryError
+from glossary.entries.frontmatter import FRONT_MATTER_RE, split_front_matter
+from glossary.entries.model import Entry
 
 REVIEW_KEYS = ("reviewer", "reviewed_on", "review_fingerprint")  # the keys `glossary sign` writes
 UNSIGNED_KEYS = ("review_fingerprint",)  # the only front-matter the fingerprint cannot cover: itself
