@@ -7,7 +7,7 @@ hook and templates) holding N entries that pass the publish gate: invented
 fixture people sign them ("Ada Example" writes, "Grace Example" reviews, signed
 with the project's own review fingerprint), each with related links, tags, a
 lesson, a source, a measurement spec and a results file in the real store
-format whose fingerprint is the project's own ``entry_fingerprint`` of the
+format whose fingerprint is the project's own ``measurement_fingerprint`` of the
 entry, so nothing is stale.
 
 These are benchmark fixtures, never entries of the real glossary: every result
@@ -45,7 +45,7 @@ from glossary.verdicts import review
 from glossary.verdicts import trust  # noqa: E402
 from glossary.build import GlossaryBuild, Options  # noqa: E402
 from glossary.entries.model import load_entries, parse_entry  # noqa: E402
-from glossary.figures.views import entry_fingerprint  # noqa: E402
+from glossary.entries.model import measurement_fingerprint  # noqa: E402
 from measure import attest, store  # noqa: E402
 
 DEVICE = "synthetic-gpu"
@@ -224,7 +224,7 @@ def write_glossary(project: Path, n: int) -> Path:
         text = entry_text(i, n)
         path.write_text(text, encoding="utf-8")
         entry = parse_entry(path, entries_dir)
-        data = attest.sign_result(result(i, s, entry_fingerprint(entry)), keys["node"], signed_at=DAY.isoformat())
+        data = attest.sign_result(result(i, s, measurement_fingerprint(entry)), keys["node"], signed_at=DAY.isoformat())
         store.write_atomic(store.results_dir(folder) / f"{DEVICE}.json", data)
         # sign as the project's `glossary sign` does, so the gate publishes it without warnings
         signed, fingerprint = review.sign_entry(entry, text, REVIEWER, DAY, store.load_results(folder), catalog)

@@ -907,11 +907,11 @@ def part_fused(s: Session, entry: Any, spec: Any, sizes: list[dict], best_copy: 
 
 def part_stability(entry: Any, spec: Any, sizes: list[dict], writer: Writer, budget_s: float,
                    more: dict[tuple[str, str], float]) -> dict:
-    from glossary.figures.views import entry_fingerprint
+    from glossary.entries.model import measurement_fingerprint
     from measure import runner
     headline = dict(spec.headline) if dict(spec.headline) in sizes else sizes[-1]
     run_spec = dataclasses.replace(spec, sizes=[dict(p) for p in sizes], headline=headline, counters=False)
-    fingerprint = entry_fingerprint(entry)
+    fingerprint = measurement_fingerprint(entry)
     results, durations, errors = [], [], []
     skipped = None
     for k in (1, 2):

@@ -25,6 +25,7 @@ from glossary.entries import lessons
 from glossary.verdicts import trust as trust_mod
 from glossary.entries.model import Entry, EntryError, display_path, load_entries
 from measure import store
+from measure.results import Result
 
 PREVIEW_ENV = "GLOSSARY_PREVIEW"
 MEASURE_ENV = "GLOSSARY_MEASURE"
@@ -133,7 +134,7 @@ class GlossaryBuild:
     options: Options
     log: logging.Logger
     entries: dict[str, Entry] = field(default_factory=dict)
-    results: dict[str, dict[str, dict]] = field(default_factory=dict)
+    results: dict[str, dict[str, Result]] = field(default_factory=dict)
     verdicts: dict[str, gate.Verdict] = field(default_factory=dict)
     assessments: dict[str, assess.Assessment] = field(default_factory=dict)
     models: dict[str, page.PageModel] = field(default_factory=dict)

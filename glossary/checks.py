@@ -22,6 +22,7 @@ from glossary.build import GlossaryError, Options
 from glossary.verdicts.review import Review
 from glossary.entries.model import Entry, EntryError, parse_entry, related_problems
 from measure import store
+from measure.results import Result
 
 Severity = Literal["error", "warning"]
 _ENTRY_LINK = re.compile(r"(?<!!)\[[^\]]+\]\((?:\./)?([A-Za-z0-9_-]+)\.md(?:#[^)\s]*)?\)")
@@ -53,7 +54,7 @@ class EntryReport:
     slug: str
     path: Path
     entry: Entry | None = None
-    results: dict[str, dict] = field(default_factory=dict)
+    results: dict[str, Result] = field(default_factory=dict)
     devices: list[views.DeviceView] = field(default_factory=list)
     review: Review | None = None
     problems: list[Problem] = field(default_factory=list)

@@ -417,6 +417,13 @@ LARGEST_GPU: dict[str, tuple[int, str]] = {
 }
 
 
+def working_set_bytes(spec: MeasureSpec, params: dict[str, int]) -> int:
+    """The most bytes any one variant's buffers span at ``params``."""
+    sizes = buffer_bytes(spec, params)
+    return max((sum(sizes[a] for a in {a for launch in v.launches for a in launch.args if a in sizes})
+                for v in spec.variants), default=0)
+
+
 def fit_problems(spec: MeasureSpec) -> list[str]:
     """One sentence for each size whose working set (every buffer, as the harness allocates them;
     ``buffer_bytes``) cannot fit the device memory of the largest known GPU of an architecture the

@@ -24,7 +24,7 @@ Reading is strict and bounded: ``load_file`` refuses a file over MAX_FILE_BYTES,
 nested past MAX_DEPTH or with a key given twice, another format, and anything that does
 not fit the model in ``measure.results`` (an unknown key, a missing field, a wrong type, a
 statistic that is 0 or NaN ...), with a StoreError naming the file and the dotted key.
-It returns the plain data; ``load_result`` returns the typed ``Result``.
+It returns the typed ``Result``, which keeps the data as written (``Result.plain()``).
 
 Crash and concurrency safety: every write goes to a temporary file that is
 fsynced and renamed over the old one, so a writer killed mid-write (SIGKILL,
@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
 import re
@@ -49,7 +48,7 @@ from pathlib import Path
 from typing import Iterator
 from typing import Any
 
-from measure import HARNESS_VERSION, results
+from measure import results
 from measure.results import Result
 from measure.typed import SchemaError
 
@@ -70,37 +69,11 @@ def device_key(gpu_name: str) -> str:
     return key or "unknown-gpu"
 
 
-def fingerprint(spec_data: Any, files: dict[str, bytes], harness_version: str = HARNESS_VERSION) -> str:
-    """A hash over what determines a measurement.
-
-    ``spec_data`` is the plain-data measured part of the spec (see
-    ``measured_part``); ``files`` maps names to contents (kernels, reference).
-    """
-    h = hashlib.sha256()
-    h.update(f"harness {harness_version}\n".encode())
-    h.update(json.dumps(spec_data, sort_keys=True, default=str).encode())
-    for name in sorted(files):
-        h.update(f"\nfile {name} {len(files[name])}\n".encode())
-        h.update(files[name])
-    return "sha256:" + h.hexdigest()
-
-
-# Spec keys that change only how results are shown or judged, not what is measured.
-PRESENTATION_KEYS = ("ratios", "claims", "headline")
-
-
-def measured_part(spec_data: dict) -> dict:
-    """The spec without presentation-only keys, and without variant labels."""
-    out = {k: v for k, v in spec_data.items() if k not in PRESENTATION_KEYS}
-    out["variants"] = [{k: v for k, v in var.items() if k != "label"} for var in spec_data.get("variants", [])]
-    return out
-
-
 def results_dir(entry_dir: Path) -> Path:
     return entry_dir / "results"
 
 
-def load_results(entry_dir: Path) -> dict[str, dict]:
+def load_results(entry_dir: Path) -> dict[str, Result]:
     """Every device's results for the entry whose folder is ``entry_dir``, by device key."""
     out = {}
     folder = results_dir(entry_dir)
@@ -111,19 +84,11 @@ def load_results(entry_dir: Path) -> dict[str, dict]:
     return out
 
 
-def load_file(path: Path) -> dict:
-    """A results file's data, validated against ``measure.results.Result`` (plain JSON data, as written).
+def load_file(path: Path) -> Result:
+    """A results file as the typed model (``Result.plain()`` is its data as written).
 
     Raises StoreError naming the file, and the dotted key where the data does not fit the model."""
-    data = _read_data(path)
-    _validate(path, data)
-    return data
-
-
-def load_result(path: Path) -> Result:
-    """A results file as the typed model."""
-    data = _read_data(path)
-    return _validate(path, data)
+    return _validate(path, _read_data(path))
 
 
 def _validate(path: Path, data: dict) -> Result:
@@ -288,6 +253,7 @@ def record_success(entry_dir: Path, result: dict) -> Path:
     result = dict(result, format=RESULT_FORMAT)
     with locked(entry_dir) as folder:
         path = folder / f"{result['device']}.json"
+        _validate(path, result)  # what the build would refuse is never written
         write_atomic(path, result)
     return path
 

@@ -106,10 +106,10 @@ def current_result(entries_dir: Path, slug: str, result: dict) -> dict:
     """``result`` as the harness would record it for the entry as it is now: measured, with the
     entry's current measurement fingerprint (so the gate counts it as a current result)."""
     from glossary.entries.model import parse_entry
-    from glossary.figures.views import entry_fingerprint
+    from glossary.entries.model import measurement_fingerprint
 
     entry = parse_entry(entries_dir / f"{slug}.md", entries_dir)
-    out = dict(result, entry=slug, provenance="measured", fingerprint=entry_fingerprint(entry))
+    out = dict(result, entry=slug, provenance="measured", fingerprint=measurement_fingerprint(entry))
     out.pop("imported_from", None)
     return out
 
@@ -122,9 +122,12 @@ def sign_entry_file(path: Path, name: str, day, results: dict | None = None) -> 
 
     from glossary.build import Options
 
+    from measure.results import parse
+
     entry = parse_entry(path, path.parent)
     if results is None:
         results = store.load_results(entry.folder)
+    results = {key: parse(r) if isinstance(r, dict) else r for key, r in results.items()}
     catalog = Options.for_project(path.parent).load_catalog()  # the project's lessons, as `glossary sign` reads them
     text, fingerprint = review.sign_entry(entry, path.read_text(encoding="utf-8"), name, day, results, catalog)
     path.write_text(text, encoding="utf-8")

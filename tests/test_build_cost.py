@@ -15,7 +15,7 @@ from conftest import ROOT, mkdocs
 from glossary.entries import frontmatter
 from glossary.site import tooltips
 from glossary.entries.model import load_entries
-from glossary.figures.views import entry_fingerprint
+from glossary.entries.model import measurement_fingerprint
 
 sys.path.insert(0, str(ROOT / "bench"))
 import gen_entries  # noqa: E402
@@ -34,7 +34,7 @@ def test_synthetic_glossary_builds_and_a_rebuild_draws_no_plot(tmp_path):
     entries = load_entries(project / "entries")
     for entry in entries.values():
         recorded = json.loads((entry.folder / "results" / f"{gen_entries.DEVICE}.json").read_text())
-        assert recorded["fingerprint"] == entry_fingerprint(entry)
+        assert recorded["fingerprint"] == measurement_fingerprint(entry)
         assert recorded["method"]["timer"] == "synthetic" and "benchmark fixture" in recorded["environment"]["gpu"]
         assert "signature" in recorded  # by the project's synthetic node key
 

@@ -17,7 +17,10 @@ from glossary.verdicts import claims, findings
 from glossary.site import plots, render
 from glossary.verdicts.gate import judge
 from glossary.entries.model import load_entries
-from glossary.figures.views import entry_fingerprint, roofline, working_set_bytes
+from glossary.figures.views import roofline
+from measure.results import parse
+from measure.spec import working_set_bytes
+from glossary.entries.model import measurement_fingerprint
 from glossary.site.page import PageModel
 from measure import runner, store
 from measure.spec import Claim
@@ -59,7 +62,7 @@ def synthetic(entry, times: dict, *, floor: float = 4000.0, host: dict | None = 
                       "working_set_bytes": working_set_bytes(spec, params),
                       "copy_floor": {"gbps": floor}, "variants": variants})
     return {"format": store.RESULT_FORMAT, "entry": entry.slug, "device": "nvidia-h200", "status": "ok",
-            "provenance": "measured", "fingerprint": entry_fingerprint(entry),
+            "provenance": "measured", "fingerprint": measurement_fingerprint(entry),
             "environment": {"gpu": "NVIDIA H200", "l2_bytes": L2, "captured_at": "2026-11-29T12:00:00Z",
                             "driver": "test", "cuda_driver": "13.0", "nvcc": "V13.0.88", "compile_command": "nvcc (test)",
                             "sm_count": 132},
@@ -78,7 +81,7 @@ def roof_times(entry, n: int = 67108864, slow: dict | None = None) -> dict:
 
 
 def page(entry, result) -> tuple[str, findings.Measured]:
-    measured = findings.collect(entry, {"nvidia-h200": result})
+    measured = findings.collect(entry, {"nvidia-h200": parse(result)})
     model = PageModel(entry=entry, verdict=judge(entry.meta.author, entry.meta.reviewer, ()),
                       devices=measured.devices, related=(), preview=True, body=measured.body,
                       claims=measured.claims, figure_problems=measured.figure_problems)
@@ -106,7 +109,7 @@ def test_the_new_entries_load_as_unsigned_drafts_and_link_both_ways(entries):
 def test_kernel_fusion_results_stay_current(entries):
     entry = entries["kernel-fusion"]
     recorded = store.load_results(entry.folder)["nvidia-h200"]
-    assert recorded["fingerprint"] == entry_fingerprint(entry)
+    assert recorded.fingerprint == measurement_fingerprint(entry)
 
 
 @pytest.mark.parametrize("slug", ["memory-coalescing", "roofline"])
@@ -183,7 +186,7 @@ def test_new_claim_kinds_with_literal_numbers(entries):
     entry = entries["memory-coalescing"]
     result = synthetic(entry, [{"rows": 1.0, "rows_vec4": 0.8, "columns": 4.0, "columns_spread": 8.0}] * 3,
                        counted={1: {"rows": 8.0, "columns": 8.4, "columns_spread": 60.0}})
-    (device,) = findings.collect(entry, {"nvidia-h200": result}).devices
+    (device,) = findings.collect(entry, {"nvidia-h200": parse(result)}).devices
     spec = dataclasses.replace(entry.meta.measure, claims=(
         Claim(kind="overfetch", variant="columns_spread", at_least=4),
         Claim(kind="speedup_matches_counted", num="columns_spread", den="rows", tolerance=0.1),
@@ -203,7 +206,7 @@ def test_fraction_of_roof_and_launch_bound_claims(entries):
     # k1_vec4 at the 4000 GB/s floor, peak at 60 TFLOP/s, k1024 at 45 TFLOP/s, k1024_ilp8 at 48.
     result = synthetic(roof_entry, [roof_times(roof_entry, slow={"k1024": 45000.0, "k1024_ilp8": 48000.0})],
                        floor=4000.0)
-    (device,) = findings.collect(roof_entry, {"nvidia-h200": result}).devices
+    (device,) = findings.collect(roof_entry, {"nvidia-h200": parse(result)}).devices
     verdicts = {v.claim.variant: v for v in claims.evaluate(roof_entry.meta.measure, device)}
     assert verdicts["k1_vec4"].status == "holds" and "100% of the roof's 1000.0" in verdicts["k1_vec4"].numbers
     assert verdicts["k1024_ilp8"].status == "fails" and "80% of the roof's 60000.0" in verdicts["k1024_ilp8"].numbers
@@ -212,7 +215,7 @@ def test_fraction_of_roof_and_launch_bound_claims(entries):
         in verdicts["k1024"].numbers
     assert verdicts["k1024"].statement == "k1024 stays at or below 75% of the measured roofline at its intensity"
     result = synthetic(roof_entry, [roof_times(roof_entry, slow={"k1024": 46000.0})], floor=4000.0)
-    (device,) = findings.collect(roof_entry, {"nvidia-h200": result}).devices
+    (device,) = findings.collect(roof_entry, {"nvidia-h200": parse(result)}).devices
     verdicts = {v.claim.variant: v for v in claims.evaluate(roof_entry.meta.measure, device)}
     assert verdicts["k1024"].status == "fails" and "77% of the roof's" in verdicts["k1024"].numbers
 
@@ -221,7 +224,7 @@ def test_fraction_of_roof_and_launch_bound_claims(entries):
     gpu = [{"many": 0.1 * (i + 1), "one": 0.01} for i in range(len(sizes))]
     host = [{"many": 0.36, "one": 0.02} for _ in sizes]
     result = synthetic(launch, gpu, host=host)
-    (device,) = findings.collect(launch, {"nvidia-h200": result}).devices
+    (device,) = findings.collect(launch, {"nvidia-h200": parse(result)}).devices
     (summary,) = claims.summarize(claims.evaluate(launch.meta.measure, device))
     assert summary.status == "holds" and summary.evaluated[0].numbers == \
         "host 0.360 ms against GPU 0.100 ms (3.60×)"

@@ -26,7 +26,8 @@ from conftest import mkdocs, sign_entry_file, write_project
 from site_fixture import KERNEL as TRIAD_KERNEL, REFERENCE as TRIAD_REFERENCE  # bench/gen_entries' triad
 from glossary.site import export, plots, render, tooltips
 from glossary.entries.model import load_entries
-from glossary.figures.views import DeviceView, SizeView, VariantRow, entry_fingerprint
+from glossary.figures.views import DeviceView, SizeView, VariantRow
+from glossary.entries.model import measurement_fingerprint
 
 PAYLOADS = (
     "<script>window.__xss=1</script>",
@@ -194,7 +195,7 @@ def build_hostile_site(tmp_path: Path, published: bool, body: str = BODY) -> Pat
         entries = project / "entries"
         entry = load_entries(entries)[slug]
         # Published figures are measured ones, for the entry as it is (imported ones cannot publish).
-        measured = dict(results(slug)["fixture-gpu-a"], provenance="measured", fingerprint=entry_fingerprint(entry))
+        measured = dict(results(slug)["fixture-gpu-a"], provenance="measured", fingerprint=measurement_fingerprint(entry))
         del measured["imported_from"]
         (entry.folder / "results" / "fixture-gpu-a.json").write_text(json.dumps(measured, indent=1))
         sign_entry_file(entry.path, meta["reviewer"], dt.date(2026, 1, 5))  # as `glossary sign` does

@@ -286,14 +286,16 @@ def test_a_node_with_a_key_signs_what_it_records_and_the_results_verify(tmp_path
     policy = trust.Trust(mode="signed", nodes=trust.Keyring(path=None, keys={signer.public.keyid: trust.TrustedKey(
         name="test-node", key=signer.public)}))
     alpha = json.loads((tmp_path / "e/alpha/results/fake-gpu.json").read_text())
-    assert trust.check_result("alpha", "fake-gpu", alpha, policy).status == "verified"
+    assert trust.check_result("alpha", "fake-gpu", store.load_file(tmp_path / "e/alpha/results/fake-gpu.json"),
+                              policy).status == "verified"
     # a failure beside a good result is signed on its own; the good result's signature still holds
     older = dict(alpha, entry="beta-fail", fingerprint="sha256:older")
     store.record_success(tmp_path / "e/beta-fail", attest.sign_result(older, signer))
     plan.measure_entries([entries["beta-fail"]], log, **kw)
     kept = json.loads((tmp_path / "e/beta-fail/results/fake-gpu.json").read_text())
     assert "signature" in kept["last_failure"]
-    assert trust.check_result("beta-fail", "fake-gpu", kept, policy).status == "verified"
+    assert trust.check_result("beta-fail", "fake-gpu", store.load_file(tmp_path / "e/beta-fail/results/fake-gpu.json"),
+                              policy).status == "verified"
     monkeypatch.setenv(attest.NODE_KEY_ENV, str(tmp_path / "missing"))
     with caplog.at_level(logging.WARNING, logger="test.pool.signed"):
         plan.measure_entries([entries["alpha"]], log, only_stale=False, **kw)

@@ -50,10 +50,9 @@ def test_the_committed_files_are_found():
 
 @pytest.mark.parametrize("path", COMMITTED, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
 def test_every_committed_result_file_loads(path):
-    data = store.load_file(path)
-    assert data == json.loads(path.read_text())  # the plain data, as today: no reader has to change
-    typed = store.load_result(path)
+    typed = store.load_file(path)
     assert isinstance(typed, results.Result)
+    assert typed.plain() == json.loads(path.read_text())  # the data as written, for signatures and the site
     assert typed.entry == path.parent.parent.name and typed.device == path.stem
     assert typed.status == "ok" and typed.method is not None and typed.sizes
     for size in typed.sizes:
@@ -63,7 +62,7 @@ def test_every_committed_result_file_loads(path):
 
 
 def test_the_imported_t4_file_keeps_its_notes():
-    t4 = store.load_result(T4)
+    t4 = store.load_file(T4)
     assert t4.provenance == "imported" and t4.fingerprint is None and t4.imported_from
     staged = t4.sizes[0].variants["staged"]
     assert staged.samples_ms is None and staged.stats.mean == 2.419
@@ -227,18 +226,18 @@ def test_record_success_and_record_failure_write_files_that_load(tmp_path):
     measured = {k: v for k, v in _h200().items() if k != "format"}  # as measure_entry returns it
     path = store.record_success(folder, measured)
     fused = measured["sizes"][0]["variants"]["fused"]
-    assert store.load_result(path).sizes[0].variants["fused"].stats.n == len(fused["samples_ms"])
+    assert store.load_file(path).sizes[0].variants["fused"].stats.n == len(fused["samples_ms"])
     # the failure record is the one glossary.measuring builds (its producer, called directly)
     failure = plan._failure(types.SimpleNamespace(slug="kernel-fusion"), "nvidia-h200", "NVIDIA H200",
                                  "sha256:new", "kernel-fusion: output y is wrong in 3 of 1024 elements")
     store.record_failure(folder, failure)
-    kept = store.load_result(path)
+    kept = store.load_file(path)
     assert kept.status == "ok" and kept.last_failure.error.endswith("1024 elements")
     assert kept.last_failure.environment.gpu == "NVIDIA H200"
     # with no good result, the failure alone is the file
     other = tmp_path / "roofline"
     alone = store.record_failure(other, dict(failure, entry="roofline"))
-    failed = store.load_result(alone)
+    failed = store.load_file(alone)
     assert failed.status == "failed" and failed.error and failed.sizes == () and failed.method is None
 
 
@@ -261,7 +260,7 @@ def test_a_signed_result_and_its_signed_failure_load(tmp_path):
     node = attest.Signer.generate()
     data = dict(_h200(), last_failure={"error": "Xid 79", "environment": {"gpu": "NVIDIA H200"}})
     signed = attest.sign_result(data, node)
-    typed = store.load_result(_place(tmp_path, signed))
+    typed = store.load_file(_place(tmp_path, signed))
     assert typed.signature.signatures[0].keyid == node.public.keyid
     assert typed.last_failure.signature.payloadType == attest.PAYLOAD_TYPE
     signed["signature"]["signatures"][0]["comment"] = "x"
@@ -279,7 +278,7 @@ def test_the_fixture_results_validate(tmp_path, monkeypatch):
     job = pool.Job(slug="alpha", entry_path=str(entry_md), entries_dir=str(tmp_path), fingerprint="sha256:x",
                    device="fake-gpu")
     path = store.record_success(tmp_path / "alpha", pool_fakes.sleepy(job, lambda line: None))
-    assert store.load_result(path).environment.gpu == "Fake GPU"
+    assert store.load_file(path).environment.gpu == "Fake GPU"
     sizes = [site_fixture._size(1 << 20, 2900.0, 0.003, 0.0045)]
     fixture = site_fixture.result("fixture-gpu-a", "Fixture GPU A", sizes, l2_bytes=50 << 20)
     assert results.parse(_as_entry(fixture, "stream-triad")).provenance == "imported"

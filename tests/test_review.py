@@ -76,9 +76,9 @@ def sign(entries: Path, name: str = "Charles Babbage", results: dict | None = No
 
 def test_fingerprint_is_compound_and_stable(tmp_path):
     entries = make(tmp_path)
-    first = review.compute_review_fingerprint(entry(entries), {"nvidia-h200": RESULT})
+    first = review.compute_review_fingerprint(entry(entries), {"nvidia-h200": _read(RESULT)})
     assert re.fullmatch(r"v2:fm=[0-9a-f]{12},body=[0-9a-f]{12},kernels=[0-9a-f]{12},results=[0-9a-f]{12}", first)
-    assert review.compute_review_fingerprint(entry(entries), {"nvidia-h200": dict(RESULT)}) == first
+    assert review.compute_review_fingerprint(entry(entries), {"nvidia-h200": _read(dict(RESULT))}) == first
     assert review.parse_fingerprint(first)[0] == "v2"
 
 
@@ -96,21 +96,28 @@ def test_each_kind_of_change_is_named(tmp_path, change, part):
     assert review.diff_review(before, after) == [part]
 
 
+def _read(data: dict):
+    """A result as the store hands it over: here only its data as read counts (``Result.plain``)."""
+    import types
+
+    return types.SimpleNamespace(plain=lambda: data)
+
+
 def test_results_part_covers_every_byte_of_the_results_last_failure_included():
     import types
 
     e = types.SimpleNamespace(raw_meta={"title": "T"}, body="b", kernel_files={})
-    base = review.compute_review_fingerprint(e, {"nvidia-h200": RESULT})
+    base = review.compute_review_fingerprint(e, {"nvidia-h200": _read(RESULT)})
     changes = [
         dict(RESULT, last_failure={"error": "Re-measured: fused reaches 9,876.5 GB/s", "environment": {}}),
         dict(RESULT, environment=dict(RESULT["environment"], captured_at="2026-11-01")),
         dict(RESULT, extra_note="<script>alert(1)</script>"),  # a key added after signing
     ]
     for changed in changes:
-        assert review.diff_review(base, review.compute_review_fingerprint(e, {"nvidia-h200": changed})) == \
+        assert review.diff_review(base, review.compute_review_fingerprint(e, {"nvidia-h200": _read(changed)})) == \
             ["recorded results"]
     assert review.diff_review(base, review.compute_review_fingerprint(e, {})) == ["recorded results"]
-    copied = {"nvidia-h200": RESULT, "nvidia-b200": dict(RESULT, device="nvidia-b200")}
+    copied = {"nvidia-h200": _read(RESULT), "nvidia-b200": _read(dict(RESULT, device="nvidia-b200"))}
     assert review.diff_review(base, review.compute_review_fingerprint(e, copied)) == ["recorded results"]
 
 

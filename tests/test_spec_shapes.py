@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from glossary.entries.model import load_entries
-from glossary.figures.views import entry_fingerprint
+from glossary.entries.model import measurement_fingerprint
 from measure import compile as nvcc
 
 SHAPES = Path(__file__).resolve().parent / "fixtures" / "shapes"
@@ -50,7 +50,7 @@ def test_shape_measures_on_the_gpu(shapes, slug, tmp_path):
     from measure import runner
 
     entry = shapes[slug]
-    result = runner.measure_entry(slug, entry.folder, entry.meta.measure, entry_fingerprint(entry), progress=print)
+    result = runner.measure_entry(slug, entry.folder, entry.meta.measure, measurement_fingerprint(entry), progress=print)
     json.dumps(result, allow_nan=False)
     size = result["sizes"][-1]
     ms = {name: v["stats"][result["method"]["statistic"]] for name, v in size["variants"].items()}

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from measure import store
+from measure import results, store
 
 
 ENV = {"gpu": "NVIDIA H200", "captured_at": "2026-11-29T12:00:00Z"}
@@ -27,8 +27,8 @@ def test_round_trip_and_format(tmp_path):
     folder = tmp_path / "t"
     path = store.record_success(folder, good())
     data = store.load_file(path)
-    assert data["format"] == store.RESULT_FORMAT
-    assert store.load_results(folder) == {"nvidia-h200": data}
+    assert data.format == store.RESULT_FORMAT and data.plain() == dict(good(), format=store.RESULT_FORMAT)
+    assert {k: r.plain() for k, r in store.load_results(folder).items()} == {"nvidia-h200": data.plain()}
     assert not list(path.parent.glob("*.tmp"))
 
 
@@ -37,8 +37,8 @@ def test_failure_keeps_good_result(tmp_path):
     store.record_success(folder, good())
     store.record_failure(folder, {"device": "nvidia-h200", "fingerprint": "sha256:b", "error": "wrong result"})
     data = store.load_results(folder)["nvidia-h200"]
-    assert data["status"] == "ok" and data["fingerprint"] == "sha256:a"
-    assert data["last_failure"]["error"] == "wrong result"
+    assert data.status == "ok" and data.fingerprint == "sha256:a"
+    assert data.last_failure.error == "wrong result"
 
 
 def test_failure_without_good_result_is_recorded_as_failed(tmp_path):
@@ -46,7 +46,7 @@ def test_failure_without_good_result_is_recorded_as_failed(tmp_path):
     store.record_failure(folder, {"entry": "t", "device": "nvidia-h200", "provenance": "measured",
                                   "fingerprint": "sha256:b", "error": "boom", "environment": ENV})
     data = store.load_results(folder)["nvidia-h200"]
-    assert data["status"] == "failed" and data["error"] == "boom"
+    assert data.status == "failed" and data.error == "boom"
 
 
 def test_other_format_is_refused_with_advice(tmp_path):
@@ -70,9 +70,9 @@ def test_nan_is_never_written(tmp_path):
 
 def test_fingerprint_covers_sources_and_spec_but_not_labels():
     spec = {"variants": [{"name": "a", "label": "A"}], "sizes": [{"n": 1}], "claims": []}
-    base = store.fingerprint(store.measured_part(spec), {"k.cu": b"x"})
+    base = results.fingerprint(results.measured_part(spec), {"k.cu": b"x"})
     relabelled = dict(spec, variants=[{"name": "a", "label": "Another"}], claims=[{"kind": "x"}])
-    assert store.fingerprint(store.measured_part(relabelled), {"k.cu": b"x"}) == base
-    assert store.fingerprint(store.measured_part(spec), {"k.cu": b"y"}) != base
-    assert store.fingerprint(store.measured_part(dict(spec, sizes=[{"n": 2}])), {"k.cu": b"x"}) != base
-    assert store.fingerprint(store.measured_part(spec), {"k.cu": b"x"}, harness_version="0") != base
+    assert results.fingerprint(results.measured_part(relabelled), {"k.cu": b"x"}) == base
+    assert results.fingerprint(results.measured_part(spec), {"k.cu": b"y"}) != base
+    assert results.fingerprint(results.measured_part(dict(spec, sizes=[{"n": 2}])), {"k.cu": b"x"}) != base
+    assert results.fingerprint(results.measured_part(spec), {"k.cu": b"x"}, harness_version="0") != base

@@ -54,7 +54,7 @@ def _writer(folder: Path, mode: str, count: int, width: int) -> subprocess.Popen
 
 
 def _seq(folder: Path) -> int:
-    return int(store.load_results(folder)["gpu"]["fingerprint"].removeprefix("sha256:seq"))
+    return int(store.load_results(folder)["gpu"].fingerprint.removeprefix("sha256:seq"))
 
 
 STALLED_WRITER = textwrap.dedent("""\
@@ -95,8 +95,8 @@ def test_sigkill_mid_write_keeps_previous_results(tmp_path):
     (tmp,) = results.glob(".*.tmp")  # the killed write: a temporary file holding the new data
     assert tmp.stat().st_size > 0
     data = store.load_results(folder)["gpu"]  # loads: the previous complete result
-    assert data["status"] == "ok" and _seq(folder) == 0
-    assert len(data["sizes"][0]["variants"]["v"]["samples_ms"]) == 200_000
+    assert data.status == "ok" and _seq(folder) == 0
+    assert len(data.sizes[0].variants["v"].samples_ms) == 200_000
     store.record_failure(folder, {"device": "gpu", "fingerprint": "sha256:b", "error": "after the crash"})
     assert _seq(folder) == 0  # the good result survives the next writer
     assert not list(results.glob(".*.tmp"))  # the dead writer's temporary file is cleaned up under the lock
@@ -114,7 +114,7 @@ def test_sigkill_at_random_moments_never_corrupts(tmp_path):
         child.send_signal(signal.SIGKILL)
         child.wait()
         data = store.load_results(folder)["gpu"]
-        assert data["status"] == "ok" and len(data["sizes"][0]["variants"]["v"]["samples_ms"]) == 100_000
+        assert data.status == "ok" and len(data.sizes[0].variants["v"].samples_ms) == 100_000
 
 
 def test_two_writers_at_once_lose_nothing(tmp_path):
@@ -125,7 +125,7 @@ def test_two_writers_at_once_lose_nothing(tmp_path):
     assert success.wait(timeout=120) == 0 and failure.wait(timeout=120) == 0
     data = store.load_results(folder)["gpu"]
     # record_failure reads and rewrites under the lock, so it can never write back an older success.
-    assert data["status"] == "ok" and _seq(folder) == count - 1
+    assert data.status == "ok" and _seq(folder) == count - 1
     assert not list((folder / "results").glob(".*.tmp"))
 
 

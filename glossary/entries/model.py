@@ -19,6 +19,7 @@ from pathlib import Path
 from glossary.entries.errors import EntryError, EntryErrors
 from glossary.entries.frontmatter import split_front_matter
 from glossary.entries.markdown_budget import markup_problem
+from measure import results
 from measure.spec import MeasureSpec
 from measure.typed import SchemaError, describe, doc, json_schema, load
 
@@ -269,6 +270,13 @@ def related_problems(entry: Entry, known: list[str] | set[str], entries_dir: Pat
             out.append(EntryError(entry.path, f"related[{i}]",
                                   f"expected the slug of an entry in {entries_dir}, found {slug!r}{hint}"))
     return out
+
+
+def measurement_fingerprint(entry: Entry) -> str | None:
+    """What the entry's results must have been measured for to be current (None without a spec):
+    ``measure.results.measurement_fingerprint`` of its spec and the files it names."""
+    spec = entry.meta.measure
+    return None if spec is None else results.measurement_fingerprint(spec, entry.kernel_files)
 
 
 def display_path(path: Path) -> str:

@@ -126,7 +126,7 @@ class Figures:
         return device, size, value
 
     def _figure(self, text: str, device: DeviceView, size: SizeView) -> Figure:
-        stat = device.method.get("statistic", "mean")
+        stat = device.method.statistic if device.method else "mean"
         return Figure(text, f"{device.gpu}, {fmt.fmt_int(size.elements)} elements, {stat}, "
                             f"captured {device.captured_on}")
 

@@ -6,42 +6,14 @@ formatted, so a template never does arithmetic on measurements.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
+from glossary.entries.model import Entry, measurement_fingerprint
 from glossary.figures import fmt
-from glossary.entries.model import Entry
-from measure import store
-from measure.results import staleness
-from measure.spec import buffer_bytes
-
-
-def entry_fingerprint(entry: Entry) -> str | None:
-    """The measurement fingerprint of an entry as it is now (None without a spec)."""
-    spec = entry.meta.measure
-    if spec is None:
-        return None
-    data = store.measured_part(_plain(dataclasses.asdict(spec)))
-    return store.fingerprint(data, entry.kernel_files)
-
-
-def working_set_bytes(spec, params: dict) -> int:
-    """The most bytes any one variant's buffers span at ``params`` (from the spec, not the GPU)."""
-    sizes = buffer_bytes(spec, params)
-    best = 0
-    for variant in spec.variants:
-        used = {a for launch in variant.launches for a in launch.args if a in sizes}
-        best = max(best, sum(sizes[a] for a in used))
-    return best
-
-
-def _plain(value):
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
+from measure import results
+from measure.results import Environment, Failure, Method, Result, staleness
+from measure.spec import working_set_bytes
 
 
 @dataclass(frozen=True)
@@ -165,11 +137,11 @@ class DeviceView:
     provenance: str  # "measured" or "imported"
     imported_from: str | None
     stale: bool
-    environment: dict
-    method: dict
+    environment: Environment
+    method: Method | None
     sizes: tuple[SizeView, ...]
     error: str | None
-    last_failure: dict | None
+    last_failure: Failure | None
     l2_bytes: int | None
     path: Path | None = None
     # Who vouches for these figures (glossary.trust): "verified" (a trusted node signed them),
@@ -210,59 +182,27 @@ class DeviceView:
 
     @property
     def captured_on(self) -> str:
-        return str(self.environment.get("captured_at", ""))[:10]
+        return self.environment.captured_at[:10]
 
 
-def device_views(entry: Entry, results: dict[str, dict]) -> list[DeviceView]:
+def device_views(entry: Entry, recorded: dict[str, Result]) -> list[DeviceView]:
     """Views of every device's results; measured ones first, then imported, by name."""
-    current = entry_fingerprint(entry)
-    views = []
-    for key, result in results.items():
-        views.append(_device_view(entry, key, result, current))
+    current = measurement_fingerprint(entry)
+    views = [_device_view(entry, key, result, current) for key, result in recorded.items()]
     views.sort(key=lambda v: (v.provenance != "measured", v.gpu))
     return views
 
 
-def _device_view(entry: Entry, key: str, result: dict, current: str | None) -> DeviceView:
+def _device_view(entry: Entry, key: str, result: Result, current: str | None) -> DeviceView:
     spec = entry.meta.measure
-    imported = result.get("provenance") == "imported"
-    stale = staleness(result, current) == "stale"
-    method = result.get("method", {})
-    statistic = method.get("statistic", spec.timing.statistic if spec else "mean")
-    env = result.get("environment", {})
+    statistic = result.method.statistic if result.method else (spec.timing.statistic if spec else "mean")
     headline = dict(spec.headline) if spec else {}
     labels = {v.name: v.label for v in spec.variants} if spec else {}
     ratio_specs = [(r.num, r.den) for r in spec.ratios] if spec else []
     sizes = []
-    for size in result.get("sizes", []) if result.get("status") == "ok" else []:
-        elements = int(size["elements"])
-        floor = (size.get("copy_floor") or {}).get("gbps")
-        rows = []
-        for name, var in size["variants"].items():
-            ms = float(var["stats"][statistic])
-            bpe = float(var["bytes_per_elem"])
-            useful = float(var.get("useful_bytes_per_elem") or bpe)
-            rate = fmt.gbps(useful, elements, ms)
-            flops = var.get("flops_per_elem")
-            samples = var.get("samples_ms")
-            host = var.get("host_stats")
-            rows.append(VariantRow(
-                name=name,
-                label=labels.get(name, name),
-                ms=ms,
-                bytes_per_elem=bpe,
-                gbps=rate,
-                gflops=fmt.gflops(flops, elements, ms) if flops else None,
-                counted_bytes_per_elem=counted_bytes(var),
-                dram_as_timed=counted_bytes(var, "unflushed"),
-                fraction_of_floor=rate / floor if floor else None,
-                samples=len(samples) if samples else None,
-                spread=(f"{fmt.fmt_ms(min(samples))}–{fmt.fmt_ms(max(samples))}" if samples else None),
-                useful_bytes_per_elem=useful,
-                flops_per_elem=float(flops) if flops else None,
-                launches=var.get("launches"),
-                host_ms=float(host[statistic]) if host else None,
-            ))
+    for size in result.sizes if result.ok else ():
+        floor = size.copy_floor.gbps if size.copy_floor else None
+        rows = [_row(name, var, labels, statistic, size.elements, floor) for name, var in size.variants.items()]
         by_name = {r.name: r for r in rows}
         ratios = tuple(
             RatioRow(num, den, by_name[num].ms / by_name[den].ms,
@@ -270,18 +210,43 @@ def _device_view(entry: Entry, key: str, result: dict, current: str | None) -> D
                      counted_ratio(by_name[num], by_name[den]))
             for num, den in ratio_specs if num in by_name and den in by_name)
         sizes.append(SizeView(
-            params=dict(size["params"]), elements=elements,
-            working_set_bytes=size.get("working_set_bytes") or (
-                working_set_bytes(spec, size["params"]) if spec else None),
+            params=dict(size.params), elements=size.elements,
+            working_set_bytes=size.working_set_bytes or (working_set_bytes(spec, size.params) if spec else None),
             copy_floor_gbps=floor,
-            rows=tuple(rows), ratios=ratios, headline=dict(size["params"]) == headline,
+            rows=tuple(rows), ratios=ratios, headline=dict(size.params) == headline,
             roofline=roofline(rows, floor)))
+    env = result.environment
     return DeviceView(
-        key=key, gpu=env.get("gpu", key), status=result.get("status", "failed"),
-        provenance="imported" if imported else "measured",
-        imported_from=result.get("imported_from"), stale=stale, environment=env, method=method,
-        sizes=tuple(sizes), error=result.get("error"), last_failure=result.get("last_failure"),
-        l2_bytes=env.get("l2_bytes"))
+        key=key, gpu=env.gpu, status=result.status, provenance=result.provenance,
+        imported_from=result.imported_from, stale=staleness(result, current) == "stale", environment=env,
+        method=result.method, sizes=tuple(sizes), error=result.error, last_failure=result.last_failure,
+        l2_bytes=env.l2_bytes)
+
+
+def _row(name: str, var: results.Variant, labels: dict[str, str], statistic: str, elements: int,
+         floor: float | None) -> VariantRow:
+    ms = getattr(var.stats, statistic)
+    useful = var.useful_bytes_per_elem or var.bytes_per_elem
+    rate = fmt.gbps(useful, elements, ms)
+    flops = var.flops_per_elem
+    samples = var.samples_ms
+    return VariantRow(
+        name=name,
+        label=labels.get(name, name),
+        ms=ms,
+        bytes_per_elem=var.bytes_per_elem,
+        gbps=rate,
+        gflops=fmt.gflops(flops, elements, ms) if flops else None,
+        counted_bytes_per_elem=counted_bytes(var),
+        dram_as_timed=counted_bytes(var, "unflushed"),
+        fraction_of_floor=rate / floor if floor else None,
+        samples=len(samples) if samples else None,
+        spread=f"{fmt.fmt_ms(min(samples))}–{fmt.fmt_ms(max(samples))}" if samples else None,
+        useful_bytes_per_elem=useful,
+        flops_per_elem=flops or None,
+        launches=var.launches,
+        host_ms=getattr(var.host_stats, statistic) if var.host_stats else None,
+    )
 
 
 def counted_ratio(num: VariantRow, den: VariantRow) -> float | None:
@@ -291,8 +256,7 @@ def counted_ratio(num: VariantRow, den: VariantRow) -> float | None:
     return num.counted_bytes_per_elem / den.counted_bytes_per_elem
 
 
-def counted_bytes(variant: dict, pass_name: str = "flushed") -> float | None:
+def counted_bytes(variant: results.Variant, pass_name: str = "flushed") -> float | None:
     """DRAM bytes per element from the counter pass ("flushed" or "unflushed"), where recorded."""
-    counters = variant.get("counters") or {}
-    value = (counters.get(pass_name) or {}).get("dram_bytes_per_elem")
-    return float(value) if value is not None else None
+    counted = getattr(variant.counters, pass_name) if variant.counters else None
+    return counted.dram_bytes_per_elem if counted else None

@@ -11,7 +11,7 @@ from typing import Callable
 
 from glossary.measuring import pool
 from glossary.entries.model import Entry, display_path
-from glossary.figures.views import entry_fingerprint
+from glossary.entries.model import measurement_fingerprint
 from measure import attest, store
 from measure.results import staleness
 
@@ -39,8 +39,8 @@ def stale_entries(entries: list[Entry], device: str) -> list[Entry]:
         try:
             result = store.load_file(path) if path.exists() else None
         except store.StoreError:
-            result = None
-        if staleness(result, entry_fingerprint(entry)) != "current":
+            result = None  # unreadable: measuring it again is the fix
+        if staleness(result, measurement_fingerprint(entry)) != "current":
             out.append(entry)
     return out
 
@@ -67,7 +67,7 @@ def plan(entries: list[Entry], gpus: list[dict], *, only_stale: bool = True,
         for entry in todo:
             if owned is None or entry.slug in owned:
                 jobs.append(pool.Job(slug=entry.slug, entry_path=str(entry.path),
-                                     entries_dir=str(entry.path.parent), fingerprint=entry_fingerprint(entry),
+                                     entries_dir=str(entry.path.parent), fingerprint=measurement_fingerprint(entry),
                                      device=device))
     return jobs
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import json
 
 from glossary.figures.views import DeviceView, SizeView
+from measure import results
 
 if TYPE_CHECKING:  # the page model imports this module; its type is for reading only
     from glossary.site.page import PageModel
@@ -75,8 +76,8 @@ def _device(view: DeviceView) -> dict:
         "imported_from": view.imported_from,
         "stale": view.stale,
         "captured_on": view.captured_on or None,
-        "statistic": view.method.get("statistic"),
-        "environment": view.environment,
+        "statistic": view.method.statistic if view.method else None,
+        "environment": results.plain(view.environment),
         "error": view.error,
         "sizes": [_size(s) for s in view.sizes],
     }

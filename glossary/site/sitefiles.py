@@ -23,6 +23,7 @@ from glossary.site import export, page, plots, tags
 from glossary.verdicts import trust
 from glossary.figures.views import DeviceView
 from glossary.site.page import PageModel
+from measure.results import Result
 from glossary.site.render import make_env
 
 EXPORT_PATH = "glossary.json"
@@ -38,7 +39,7 @@ _ASSET_LINK = re.compile(r"""(?:\(|\]:\s*|src=["'])(?:\./)?(assets/[A-Za-z0-9._/
 
 def generated(models: list[PageModel], templates, directory_urls: bool = True,
               plot: Callable[[DeviceView], bytes] = plots.device_svg,
-              results: dict[str, dict[str, dict]] | None = None) -> dict[str, str | bytes]:
+              results: dict[str, dict[str, Result]] | None = None) -> dict[str, str | bytes]:
     """Docs-relative path -> content of every file the glossary generates.
 
     ``templates`` is the build's template environment (or the templates folder, for one of
@@ -66,9 +67,9 @@ def declared_files(entry) -> dict[str, bytes]:
     return {f"{entry.slug}/{name}": data for name, data in sorted(entry.kernel_files.items())}
 
 
-def result_files(slug: str, results: dict[str, dict]) -> dict[str, str]:
-    """Docs-relative path -> JSON text of each device's validated results, written anew."""
-    return {f"{slug}/results/{key}.json": export.dumps(data) for key, data in sorted(results.items())}
+def result_files(slug: str, recorded: dict[str, Result]) -> dict[str, str]:
+    """Docs-relative path -> JSON text of each device's validated results (as read), written anew."""
+    return {f"{slug}/results/{key}.json": export.dumps(result.plain()) for key, result in sorted(recorded.items())}
 
 
 def published_sources(models: list[PageModel], named_assets: list[str]) -> set[str]:

@@ -31,6 +31,7 @@ from glossary.verdicts import claims, findings, gate, review, trust
 from glossary.verdicts.findings import Measured
 from glossary.entries.model import Entry, display_path
 from measure import store
+from measure.results import Result
 from measure.spec import fit_problems
 
 # `glossary new` writes "TODO: ..." where the author has prose to write.
@@ -50,7 +51,7 @@ class Assessment:
     """One entry judged against its recorded results."""
 
     entry: Entry
-    results: dict[str, dict]
+    results: dict[str, Result]
     review: review.Review
     measured: Measured
     verdict: gate.Verdict
@@ -63,7 +64,7 @@ class Assessment:
         return self.verdict.publishable
 
 
-def assess(entry: Entry, results: dict[str, dict], policy: trust.Trust | None = None,
+def assess(entry: Entry, results: dict[str, Result], policy: trust.Trust | None = None,
            catalog: dict | None = None) -> Assessment:
     """Judge ``entry`` with its recorded ``results`` (device key -> result data) under ``policy``
     (default: ``trust: names``, where names alone count and nothing is signed); ``catalog`` is
@@ -98,11 +99,11 @@ def assess(entry: Entry, results: dict[str, dict], policy: trust.Trust | None = 
                       refusals=tuple(refusals), warnings=tuple(warnings), review_key=review_key)
 
 
-def _attested(entry: Entry, measured: Measured, results: dict[str, dict], policy: trust.Trust) -> Measured:
+def _attested(entry: Entry, measured: Measured, results: dict[str, Result], policy: trust.Trust) -> Measured:
     """The device views with what the trust policy says of each result file."""
     views = []
     for view in measured.devices:
-        check = trust.check_result(entry.slug, view.key, results.get(view.key, {}), policy)
+        check = trust.check_result(entry.slug, view.key, results[view.key], policy)
         path = store.results_dir(entry.folder) / f"{view.key}.json"
         views.append(dataclasses.replace(view, attestation=check.status, attested_by=check.signer,
                                          attestation_note=check.reason, path=path))
@@ -186,7 +187,7 @@ def _result_warnings(measured: Measured) -> list[Finding]:
         if d.status != "ok":
             out.append(Finding("results", f"the measurement on {d.gpu} failed: {d.error}"))
         elif d.last_failure:
-            error = str(d.last_failure.get("error", "")).strip().splitlines()[:1]
+            error = d.last_failure.error.strip().splitlines()[:1]
             out.append(Finding("results", f"the last attempt to re-measure on {d.gpu} failed"
                                           f"{': ' + error[0] if error else ''}; the recorded figures are kept"))
     return out

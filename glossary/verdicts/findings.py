@@ -11,6 +11,7 @@ from glossary.figures import bind, views
 from glossary.verdicts import claims
 from glossary.verdicts.claims import ClaimVerdict
 from glossary.entries.model import Entry
+from measure.results import Result
 from glossary.figures.views import DeviceView
 
 
@@ -25,7 +26,7 @@ class Measured:
     claims: tuple[ClaimVerdict, ...]
 
 
-def collect(entry: Entry, results: dict[str, dict]) -> Measured:
+def collect(entry: Entry, results: dict[str, Result]) -> Measured:
     """Derive everything the results say about ``entry`` (the build and `glossary check` share this)."""
     devices = tuple(views.device_views(entry, results))
     spec = entry.meta.measure

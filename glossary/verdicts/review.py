@@ -47,6 +47,7 @@ from glossary.entries import frontmatter
 from glossary.entries.errors import EntryError
 from glossary.entries.frontmatter import FRONT_MATTER_RE, split_front_matter
 from glossary.entries.model import Entry
+from measure.results import Result
 
 REVIEW_KEYS = ("reviewer", "reviewed_on", "review_fingerprint")  # the keys `glossary sign` writes
 UNSIGNED_KEYS = ("review_fingerprint",)  # the only front-matter the fingerprint cannot cover: itself
@@ -77,7 +78,7 @@ def _part(name: str, data: bytes) -> str:
     return hashlib.sha256(name.encode() + b"\0" + data).hexdigest()[:12]
 
 
-def compute_review_fingerprint(entry: Entry, results: dict[str, dict], catalog: dict | None = None) -> str:
+def compute_review_fingerprint(entry: Entry, results: dict[str, Result], catalog: dict | None = None) -> str:
     """The compound fingerprint of what a reviewer of ``entry`` sees, with these recorded results.
 
     ``catalog`` is the lesson catalogue (``glossary.lessons``): the titles and links it gives the
@@ -94,7 +95,7 @@ def compute_review_fingerprint(entry: Entry, results: dict[str, dict], catalog: 
         "fm": _part("fm", _canonical(front)),
         "body": _part("body", body),
         "kernels": _part("kernels", kernels),
-        "results": _part("results", _canonical(results)),
+        "results": _part("results", _canonical({k: r.plain() for k, r in results.items()})),
     }
     return f"{FORMAT}:" + ",".join(f"{k}={v}" for k, v in parts.items())
 
@@ -166,7 +167,7 @@ class Review:
         return short_fingerprint(self.fingerprint) if self.fingerprint else None
 
 
-def review_of(entry: Entry, results: dict[str, dict], catalog: dict | None = None) -> Review:
+def review_of(entry: Entry, results: dict[str, Result], catalog: dict | None = None) -> Review:
     """Compare the entry's signed review fingerprint with its content, results and lessons now."""
     meta = entry.meta
     current = compute_review_fingerprint(entry, results, catalog)
@@ -205,7 +206,7 @@ def signer_problem(entry: Entry, name: str) -> str | None:
     return None
 
 
-def sign_entry(entry: Entry, text: str, name: str, date: dt.date, results: dict[str, dict],
+def sign_entry(entry: Entry, text: str, name: str, date: dt.date, results: dict[str, Result],
                catalog: dict | None = None) -> tuple[str, str]:
     """(the entry's new text, its review fingerprint) once ``name`` signs it on ``date``.
 

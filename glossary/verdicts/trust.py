@@ -34,6 +34,7 @@ from typing import Literal
 from glossary.verdicts.gate import normalize_name, same_person
 from measure import attest, store, units
 from measure.attest import AttestError, PublicKey
+from measure.results import Result
 
 MODES = ("signed", "names")
 NODES_FILE = "trust/nodes.allowed_signers"
@@ -204,12 +205,14 @@ class ResultCheck:
         return self.status in ("verified", "unsigned")
 
 
-def check_result(slug: str, device: str, data: dict, trust: Trust) -> ResultCheck:
+def check_result(slug: str, device: str, result: Result, trust: Trust) -> ResultCheck:
     """Does this result, recorded for ``slug`` on ``device``, carry a trusted node's signature?"""
-    if data.get("provenance") == "imported":
+    if result.imported:
         return ResultCheck("imported", reason="imported, not measured by a trusted node")
     if not trust.signed:
         return ResultCheck("unsigned", reason="results are not signed (trust: names)")
+    # A signature covers the data as written, so it is checked against that, not the typed fields.
+    data = result.plain()
     env = data.get(attest.SIGNATURE_KEY)
     if env is None:
         return ResultCheck("unverified", reason="it carries no node signature (measured without a node key, "
@@ -222,9 +225,9 @@ def check_result(slug: str, device: str, data: dict, trust: Trust) -> ResultChec
         if why:
             return ResultCheck("unverified", reason=why)
         failure = data.get("last_failure")
-        if isinstance(failure, dict) and attest.SIGNATURE_KEY not in failure:
+        if result.last_failure is not None and result.last_failure.signature is None:
             return ResultCheck("unverified", reason="its last failure record carries no node signature")
-        if isinstance(failure, dict):
+        if result.last_failure is not None:
             signed_failure = attest.open_envelope(failure.get(attest.SIGNATURE_KEY), trust.nodes.public())
             attest.check_failure_statement(failure, signed_failure, slug, device)
     except AttestError as err:

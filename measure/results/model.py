@@ -1,0 +1,263 @@
+"""The result file as a type: what ``entries/<slug>/results/<device>.json`` holds (format 1).
+
+The producers are ``measure.runner`` (``measure_entry``: environment, method, sizes),
+``measure.counters`` (the Nsight Compute pass, per variant and in summary) and
+``glossary.measuring`` (the failure record); ``measure.store`` writes and reads the
+files.  ``Result`` describes exactly what they write, plus the few notes an imported
+result carries (the seed's Tesla T4 figures), and nothing else: the file is loaded
+strictly by ``measure.typed.load``, so an unknown key (with a did-you-mean), a missing
+field or a wrong type is an error naming the dotted key.
+
+Values that would mislead or crash a reader are errors too: every number is finite (JSON
+``NaN`` and ``Infinity`` parse, but never validate); times and rates are above 0, counts
+and byte figures at least 0; a size has params, at least one element and at least one
+variant; each variant has the statistic the method publishes, in ``stats`` and, where
+host time was recorded, in ``host_stats``; an ok result has a method, a failed one an error
+and no figures.
+
+Free-form data is deliberately absent: the environment, the method and the counter
+records name each key the harness writes; a signature is a DSSE envelope of fixed shape
+(``measure.attest``), its verification left to the trust check.  A new key in the runner is a new field here
+(and a regenerated ``schema/result.schema.json``: ``python -m measure.results``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from measure.results.base import Record, field, nonempty, timestamp
+from measure.results.sizes import CounterSummary, Size
+from measure.typed import SchemaError, load
+
+FORMAT = 1
+
+
+# -- environment and method ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EnvClocks(Record):
+    """Clocks NVML reported: maxima when the run started, the SM clock around the timed samples."""
+
+    sm_mhz_max: int | None = field("maximum SM clock, MHz", above=0, default=None)
+    memory_mhz: int | None = field("memory clock, MHz", above=0, default=None)
+    sm_mhz_before: int | None = field("SM clock before the first timed sample, MHz", above=0, default=None)
+    sm_mhz_after: int | None = field("SM clock after the last timed sample, MHz", above=0, default=None)
+
+
+@dataclass(frozen=True)
+class Environment(Record):
+    """Where and with what the figures were measured (every key the runner records; null where the
+    driver or NVML could not say)."""
+
+    gpu: str = field("the GPU's name, e.g. NVIDIA H200")
+    captured_at: str = field("when: an ISO-8601 date or UTC time")
+    driver: str | None = field("driver version", default=None)
+    cuda_driver: str | None = field("CUDA version of the driver", default=None)
+    pycuda_cuda: str | None = field("CUDA version pycuda was built against", default=None)
+    nvcc: str | None = field("nvcc version", default=None)
+    compile_command: str | None = field("the exact nvcc command of each source, '; '-separated", default=None)
+    arch: str | None = field("the architecture compiled for, e.g. sm_90", default=None)
+    l2_bytes: int | None = field("L2 cache size, bytes", above=0, default=None)
+    sm_count: int | None = field("streaming multiprocessors", above=0, default=None)
+    memory_bytes: int | None = field("device memory, bytes", above=0, default=None)
+    pci_bus_id: str | None = field("which card measured (same-model cards share a file)", default=None)
+    gpu_uuid: str | None = field("the card's UUID (NVML)", default=None)
+    clocks: EnvClocks | None = field("clocks (NVML)", default=None)
+    harness_version: str | None = field("the harness version that measured", default=None)
+    pycuda: str | None = field("pycuda version", default=None)
+    python: str | None = field("Python version", default=None)
+    host: str | None = field("host name", default=None)
+    platform: str | None = field("operating system, release, machine", default=None)
+    python_executable: str | None = field("the Python that ran the harness", default=None)
+    throttle_reasons: list[str] | None = field("NVML clock-event reasons seen under load", default=None)
+    throttled: bool | None = field("whether any of them slows the clocks", default=None)
+    nvml_error: str | None = field("why NVML could not answer, where it could not", default=None)
+
+    def _rules(self) -> None:
+        nonempty("gpu", self.gpu)
+        timestamp("captured_at", self.captured_at)
+
+
+@dataclass(frozen=True)
+class MethodCheck(Record):
+    """The correctness check's settings."""
+
+    rtol: float = field("relative tolerance", at_least=0)
+    atol: float = field("absolute tolerance", at_least=0)
+    poison: str = field("what outputs were filled with before each check")
+
+
+@dataclass(frozen=True)
+class Method(Record):
+    """How the figures were timed (the spec's timing settings, as run)."""
+
+    statistic: Literal["mean", "median", "min"] = field("the statistic the page publishes")
+    warmups: int | None = field("untimed runs before sampling", at_least=0, default=None)
+    runs: int | None = field("the fewest timed samples per variant", at_least=1, default=None)
+    timer: str | None = field("cuda-events, host-perf-counter or cuda-events+host-perf-counter", default=None)
+    max_runs: int | None = field("the most samples per variant", at_least=1, default=None)
+    target_ci: float | None = field("the stopping rule's target: +/- this fraction of the median", above=0,
+                                     default=None)
+    max_seconds: float | None = field("wall-clock cap on sampling one size", above=0, default=None)
+    clock: Literal["device", "host", "both"] | None = field("the clock timed", default=None)
+    blocking: bool | None = field("each region behind a blocking kernel", default=None)
+    l2_flush: bool | None = field("the L2 flushed before every sample", default=None)
+    flush_bytes: int | None = field("bytes the flush reads (0 without a flush)", at_least=0, default=None)
+    flush_method: str | None = field("how the L2 is flushed (null without a flush)", default=None)
+    interleaved: bool | None = field("samples taken round-robin across variants", default=None)
+    blocking_timeout_s: float | None = field("the blocking kernel's timeout, s", above=0, default=None)
+    seed: int | None = field("seed of the input generator", default=None)
+    check: MethodCheck | None = field("the correctness check's settings", default=None)
+
+    def _rules(self) -> None:
+        nonempty("timer", self.timer)
+        if self.max_runs is not None and self.runs is not None and self.max_runs < self.runs:
+            raise SchemaError("max_runs", f"expected at least runs ({self.runs}), found {self.max_runs}")
+
+
+# -- signatures and failures -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EnvelopeSignature(Record):
+    """One signature of a DSSE envelope (base64), with the id of the key that made it."""
+
+    sig: str = field("the signature over PAE(payloadType, payload), base64")
+    keyid: str | None = field("the signing key's SHA-256 fingerprint, e.g. SHA256:...", default=None)
+
+
+@dataclass(frozen=True)
+class Envelope(Record):
+    """A DSSE v1 envelope holding the in-toto statement a verification node signed (measure.attest);
+    whether it verifies, and by whose key, is the trust check's to say, not the file format's."""
+
+    payloadType: str = field("application/vnd.in-toto+json")
+    payload: str = field("the statement's canonical JSON, base64")
+    signatures: list[EnvelopeSignature] = field("the signatures, usually one")
+
+
+@dataclass(frozen=True)
+class FailureEnvironment(Record):
+    """The GPU a failed attempt ran on, and when (glossary.measuring's failure record)."""
+
+    gpu: str | None = field("the GPU's name", default=None)
+    captured_at: str | None = field("when: an ISO-8601 date or UTC time", default=None)
+
+    def _rules(self) -> None:
+        if self.captured_at is not None:
+            timestamp("captured_at", self.captured_at)
+
+
+# -- the file --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Failure(Record):
+    """A failed measurement (glossary.measuring's failure record): kept beside good figures as
+    ``last_failure``, never over them."""
+
+    error: str = field("what went wrong")
+    entry: str | None = field("the entry's slug", default=None)
+    device: str | None = field("the device key", default=None)
+    provenance: Literal["measured"] | None = field("always measured", default=None)
+    fingerprint: str | None = field("the fingerprint the attempt measured for", default=None)
+    environment: FailureEnvironment | None = field("the GPU and when", default=None)
+    signature: Envelope | None = field("the failing node's signature over this record", default=None)
+
+    def _rules(self) -> None:
+        nonempty("error", self.error)
+
+
+@dataclass(frozen=True)
+class Result(Record):
+    """A results file: one entry's figures on one device model (entries/<slug>/results/<device>.json)."""
+
+    format: int = field(f"the file format; this glossary reads format {FORMAT}")
+    entry: str = field("the entry's slug (the name of the folder holding results/)")
+    device: str = field("the device key, e.g. nvidia-h200 (the file's name)")
+    status: Literal["ok", "failed"] = field("ok: figures; failed: a measurement that never succeeded")
+    provenance: Literal["measured", "imported"] = field(
+        "measured by this harness, or imported from elsewhere (never re-measured, never stale)")
+    fingerprint: str | None = field(
+        "of the spec, kernels, reference and harness version measured for (null for imported figures)")
+    environment: Environment = field("the GPU, driver, toolchain and host, and when")
+    imported_from: str | None = field("imported results: where the figures came from", default=None)
+    method: Method | None = field("how the figures were timed (required when ok)", default=None)
+    sizes: list[Size] = field("one record per size of the sweep", default=())
+    counters: CounterSummary | None = field("how the Nsight Compute pass went", default=None)
+    error: str | None = field("failed results: what went wrong", default=None)
+    last_failure: Failure | None = field("the latest failed attempt, kept beside good figures", default=None)
+    signature: Envelope | None = field(
+        "the measuring node's signature over everything but itself and last_failure", default=None)
+
+    def plain(self) -> dict:
+        """The JSON data this result was read from (``parse``), or else its fields as plain data."""
+        return getattr(self, "_plain", None) or plain(self)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def imported(self) -> bool:
+        return self.provenance == "imported"
+
+    def _rules(self) -> None:
+        if self.format != FORMAT:
+            raise SchemaError("format", f"expected {FORMAT}, found {self.format}")
+        nonempty("entry", self.entry)
+        nonempty("device", self.device)
+        if self.provenance == "imported" and not (self.imported_from or "").strip():
+            raise SchemaError("imported_from", "imported results say where their figures came from")
+        if self.provenance == "measured":
+            if self.imported_from is not None:
+                raise SchemaError("imported_from", "only imported results have imported_from")
+            if self.status == "ok" and not (self.fingerprint or "").strip():
+                raise SchemaError("fingerprint", "measured results carry the fingerprint they were measured for")
+        if self.status == "failed":
+            if not (self.error or "").strip():
+                raise SchemaError("error", "required for a failed result (what went wrong)")
+            for key in ("method", "counters", "last_failure"):
+                if getattr(self, key) is not None:
+                    raise SchemaError(key, "a failed result holds no figures; only error and environment")
+            if self.sizes:
+                raise SchemaError("sizes", "a failed result holds no figures; only error and environment")
+            return
+        if self.error is not None:
+            raise SchemaError("error", "only failed results have error (a failed attempt beside good "
+                                       "figures is last_failure)")
+        if self.method is None:
+            raise SchemaError("method", "required key is missing (how the figures were timed)")
+        stat = self.method.statistic
+        for i, size in enumerate(self.sizes):
+            for name, variant in size.variants.items():
+                for part in ("stats", "host_stats"):
+                    st = getattr(variant, part)
+                    if st is not None and getattr(st, stat) is None:
+                        raise SchemaError(f"sizes[{i}].variants.{name}.{part}.{stat}",
+                                          f"required key is missing (method.statistic is {stat})")
+
+
+def parse(data: Any, key: str = "") -> Result:
+    """The typed result from plain JSON data; raises measure.typed.SchemaError naming the key.
+
+    The result keeps the data it was read from (``Result.plain``): a signature covers the bytes
+    as written, and the site republishes them, so neither is rebuilt from the typed fields."""
+    result = load(Result, data, key)
+    object.__setattr__(result, "_plain", data)
+    return result
+
+
+def plain(record: Any) -> Any:
+    """A record as plain JSON data, keys whose value is None left out (how the harness writes them)."""
+    if dataclasses.is_dataclass(record):
+        return {f.name: plain(getattr(record, f.name)) for f in dataclasses.fields(record)
+                if getattr(record, f.name) is not None}
+    if isinstance(record, dict):
+        return {k: plain(v) for k, v in record.items()}
+    if isinstance(record, (list, tuple)):
+        return [plain(v) for v in record]
+    return record

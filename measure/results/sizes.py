@@ -1,0 +1,242 @@
+"""One point of the size sweep in a results file: timing statistics, the copy floor, counters,
+each variant's figures, the correctness check, clocks and the stopping rule."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from measure.results.base import Record, field, nonempty
+from measure.typed import SchemaError
+
+_TIME_STATS = ("mean", "median", "min", "max")
+# The copy floor's two timed regions, as the runner names them beside the variants in sampling.median_ci_rel.
+COPY_REGIONS = ("__vector_copy", "__memcpy_dtod")
+
+
+# -- timing statistics -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stats(Record):
+    """Statistics of timing samples in milliseconds (measure.stats.summarize); an imported result may
+    carry only the statistic it published."""
+
+    n: int | None = field("number of samples", at_least=1, default=None)
+    mean: float | None = field("mean, ms", above=0, default=None)
+    median: float | None = field("median, ms", above=0, default=None)
+    min: float | None = field("least sample, ms", above=0, default=None)
+    max: float | None = field("greatest sample, ms", above=0, default=None)
+    stdev: float | None = field("sample standard deviation (n - 1), ms", at_least=0, default=None)
+    iqr: float | None = field("interquartile range, ms", at_least=0, default=None)
+
+    def _rules(self) -> None:
+        if all(getattr(self, name) is None for name in _TIME_STATS):
+            raise SchemaError("", f"expected at least one of {', '.join(_TIME_STATS)}")
+
+
+def _samples_match(samples: tuple[float, ...] | None, stats: Stats | None, key: str) -> None:
+    if samples is not None and not samples:
+        raise SchemaError(key, "expected at least one sample (or null where none were recorded)")
+    if samples is not None and stats is not None and stats.n is not None and stats.n != len(samples):
+        raise SchemaError(key, f"expected {stats.n} samples (stats.n), found {len(samples)}")
+
+
+# -- the copy floor --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CopyRegion(Record):
+    """One of the copy floor's timed regions (a float4 copy kernel, or cuMemcpyDtoD)."""
+
+    samples_ms: list[float] = field("every sample, ms", above=0)
+    stats: Stats = field("statistics of the samples")
+    gbps: float = field("bytes read plus written per second, 10^9", above=0)
+
+    def _rules(self) -> None:
+        _samples_match(self.samples_ms, self.stats, "samples_ms")
+
+
+@dataclass(frozen=True)
+class CopyFloor(Record):
+    """The card's effective bandwidth, measured in the same run: the better of two copies."""
+
+    gbps: float = field("the copy floor, GB/s (10^9 bytes per second)", above=0)
+    vector_copy_gbps: float | None = field("the float4 copy kernel's GB/s", above=0, default=None)
+    memcpy_dtod_gbps: float | None = field("cuMemcpyDtoD's GB/s", above=0, default=None)
+    bytes_per_copy: int | None = field("bytes each copy reads plus writes", above=0, default=None)
+    stat: Literal["mean", "median", "min"] | None = field("the statistic the rates use", default=None)
+    vector_copy: CopyRegion | None = field("the float4 copy kernel's samples", default=None)
+    memcpy_dtod: CopyRegion | None = field("cuMemcpyDtoD's samples", default=None)
+
+
+# -- counters (Nsight Compute) ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KernelCounters(Record):
+    """DRAM bytes of one profiled launch (a repeated launch is profiled once and counted ``repeat`` times)."""
+
+    kernel: str = field("the kernel's name")
+    read_bytes: float = field("dram__bytes_read.sum", at_least=0)
+    write_bytes: float = field("dram__bytes_write.sum", at_least=0)
+    bytes_per_elem: float = field("read plus written bytes per element, one instance", at_least=0)
+    repeat: int = field("how many times the launch is enqueued", at_least=1)
+
+
+@dataclass(frozen=True)
+class CounterPass(Record):
+    """One variant's DRAM bytes in one ncu pass (caches flushed before every kernel, or not).
+
+    ``source``, ``per_kernel_note`` and ``per_kernel_approx_bytes_per_elem`` are notes that
+    imported figures carry where the original run kept no per-launch record."""
+
+    dram_bytes_per_elem: float | None = field(
+        "DRAM bytes read plus written per element, all launches (null where not recorded)", at_least=0)
+    read_bytes: float | None = field("DRAM bytes read, all launches", at_least=0, default=None)
+    write_bytes: float | None = field("DRAM bytes written, all launches", at_least=0, default=None)
+    per_kernel: list[KernelCounters] | None = field("one record per launch, in order", default=None)
+    clock_control: str | None = field("ncu --clock-control", default=None)
+    cache_control: Literal["all", "none"] | None = field("ncu --cache-control", default=None)
+    source: str | None = field("imported results: where the figure came from", default=None)
+    per_kernel_note: str | None = field("imported results: the per-kernel figures, in words", default=None)
+    per_kernel_approx_bytes_per_elem: float | None = field(
+        "imported results: the approximate bytes per element of each kernel", at_least=0, default=None)
+
+    def _rules(self) -> None:
+        for key in ("clock_control", "source", "per_kernel_note"):
+            nonempty(key, getattr(self, key))
+
+
+@dataclass(frozen=True)
+class VariantCounters(Record):
+    """A variant's counter record: both passes, or the error that stopped them."""
+
+    size: dict[str, int] | None = field("the size profiled", default=None)
+    flushed: CounterPass | None = field("caches flushed before every kernel", default=None)
+    unflushed: CounterPass | None = field("caches as the timed runs leave them", default=None)
+    error: str | None = field("why there are no counters for this variant", default=None)
+
+    def _rules(self) -> None:
+        if self.error is None and self.flushed is None and self.unflushed is None:
+            raise SchemaError("", "expected flushed, unflushed or error")
+
+
+CounterStatus = Literal["ok", "skipped", "error"]
+
+
+@dataclass(frozen=True)
+class CounterSummary(Record):
+    """How the counter pass went (at the headline size, or every size), without the per-variant records."""
+
+    status: CounterStatus = field("ok, skipped (with a reason) or error")
+    size: dict[str, int] = field("the size profiled (the headline where several were)")
+    reason: str | None = field("why the pass was skipped", default=None)
+    error: str | None = field("why the pass failed", default=None)
+    ncu_version: str | None = field("ncu --version", default=None)
+    metrics: list[str] | None = field("the ncu metrics read", default=None)
+    clock_control: str | None = field("ncu --clock-control", default=None)
+    flushed_means: str | None = field("what the flushed pass is", default=None)
+    unflushed_means: str | None = field("what the unflushed pass is", default=None)
+    command: str | None = field("the ncu command, with placeholders", default=None)
+    sizes: list[dict[str, int]] | None = field("every size profiled", default=None)
+    statuses: list[CounterStatus] | None = field("the status at each of sizes", default=None)
+
+    def _rules(self) -> None:
+        if self.status == "skipped" and not self.reason:
+            raise SchemaError("reason", "a skipped counter pass says why")
+        if self.status == "error" and not self.error:
+            raise SchemaError("error", "a failed counter pass says why")
+        if (self.sizes is None) != (self.statuses is None) or (
+                self.sizes is not None and len(self.sizes) != len(self.statuses or ())):
+            raise SchemaError("statuses", "expected one status for each of sizes")
+
+
+# -- one size --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Variant(Record):
+    """One variant's figures at one size."""
+
+    bytes_per_elem: float = field("predicted DRAM bytes per element (the spec's)", at_least=0)
+    stats: Stats = field("statistics of samples_ms; the one named in method.statistic is published")
+    useful_bytes_per_elem: float | None = field("bytes per element the computation needs", at_least=0,
+                                                 default=None)
+    flops_per_elem: float | None = field("floating-point operations per element", at_least=0, default=None)
+    launches: int | None = field("launches in the timed region", at_least=1, default=None)
+    samples_ms: list[float] | None = field("every timed sample, ms (null for imported figures without them)",
+                                            above=0, default=None)
+    counters: VariantCounters | None = field("DRAM bytes from Nsight Compute, where the pass ran", default=None)
+    host_samples_ms: list[float] | None = field("clock: both: the host's wall time of each sample, ms",
+                                                 above=0, default=None)
+    host_stats: Stats | None = field("statistics of host_samples_ms", default=None)
+
+    def _rules(self) -> None:
+        _samples_match(self.samples_ms, self.stats, "samples_ms")
+        _samples_match(self.host_samples_ms, self.host_stats, "host_samples_ms")
+        if (self.host_samples_ms is None) != (self.host_stats is None):
+            raise SchemaError("host_stats", "expected host_samples_ms and host_stats together")
+
+
+@dataclass(frozen=True)
+class SizeCheck(Record):
+    """How the outputs compared with the float64 reference at this size (worst over variants and outputs)."""
+
+    max_abs_err: float = field("largest |got - expected|", at_least=0)
+    max_rel_err: float = field("largest |got - expected| / |expected| where expected is not 0", at_least=0)
+    max_tolerance_used: float = field("largest |got - expected| / (atol + rtol |expected|); at most 1",
+                                       at_least=0)
+    elements_checked: int = field("output elements compared", at_least=1)
+    rtol: float = field("relative tolerance", at_least=0)
+    atol: float = field("absolute tolerance", at_least=0)
+
+
+@dataclass(frozen=True)
+class SizeClocks(Record):
+    """SM clocks around this size's sampling, and throttle reasons NVML reported during it."""
+
+    sm_mhz_before: int | None = field("SM clock just after warm-up, MHz (null without NVML)", above=0,
+                                       default=None)
+    sm_mhz_after: int | None = field("SM clock after the last sample, MHz", above=0, default=None)
+    throttle_reasons: list[str] = field("NVML clock-event reasons seen", default=())
+
+
+@dataclass(frozen=True)
+class Sampling(Record):
+    """When sampling stopped, and how well each region's median is known."""
+
+    samples: int = field("samples taken of each region", at_least=1)
+    stopped: str | None = field("why sampling stopped", default=None)
+    median_ci_rel: dict[str, float] = field(
+        "half the 95% confidence interval of each region's median, over the median", at_least=0,
+        default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Size(Record):
+    """One point of the size sweep."""
+
+    params: dict[str, int] = field("the size parameters, e.g. {n: 16777216}", at_least=1)
+    elements: int = field("elements at this size (the spec's elements expression)", at_least=1)
+    variants: dict[str, Variant] = field("figures by variant name, in table order")
+    working_set_bytes: int | None = field("bytes the largest variant touches", at_least=0, default=None)
+    copy_floor: CopyFloor | None = field("the copy floor measured beside the variants", default=None)
+    check: SizeCheck | None = field("the correctness check before timing", default=None)
+    clocks: SizeClocks | None = field("clocks around the sampling", default=None)
+    sampling: Sampling | None = field("the stopping rule's outcome", default=None)
+
+    def _rules(self) -> None:
+        if not self.params:
+            raise SchemaError("params", "expected at least one size parameter, e.g. {n: 1048576}")
+        if not self.variants:
+            raise SchemaError("variants", "expected at least one variant")
+        for name in self.variants:
+            if not name.strip():
+                raise SchemaError("variants", "expected variant names, found an empty one")
+        if self.sampling is not None:
+            known = set(self.variants) | set(COPY_REGIONS)
+            for name in self.sampling.median_ci_rel:
+                if name not in known:
+                    raise SchemaError(f"sampling.median_ci_rel.{name}",
+                                      f"expected a variant ({', '.join(self.variants)}) or a copy-floor region")
