@@ -25,7 +25,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from measure import HARNESS_VERSION, compile as nvcc, counters, envinfo, expr, stats, store, units
+from measure import HARNESS_VERSION, expr, stats, store, units
+from measure.harness import compile as nvcc, counters, envinfo
 from measure.spec import MeasureSpec, Variant
 
 NAN32 = 0x7FC00000          # a quiet float32 NaN: poison for float32 buffers

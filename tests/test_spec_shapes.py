@@ -13,7 +13,7 @@ import pytest
 
 from glossary.model import load_entries
 from glossary.pages import entry_fingerprint
-from measure import compile as nvcc
+from measure.harness import compile as nvcc
 
 SHAPES = Path(__file__).resolve().parent / "fixtures" / "shapes"
 

@@ -5,7 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from measure import compile as nvcc, counters, runner, tools, units
+from measure import runner, tools, units
+from measure.harness import compile as nvcc, counters
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -2,7 +2,7 @@
 the command the harness compiles with on the GPU.
 
 The CPU test suite compiles every entry's kernels for every arch the spec claims
-(``compile_cubin``).  On the GPU the runner compiles through pycuda's
+(``compile_cubin``).  On the GPU the harness compiles through pycuda's
 ``SourceModule``; ``pycuda_command`` reproduces the exact command line pycuda runs
 so it can be recorded with the results.
 """

@@ -1,7 +1,7 @@
 """The process ncu profiles: each variant's launches once, in spec order, at one size.
 
-Run as ``python -m measure._profile_main --spec spec.json --entry-dir DIR --params JSON
---manifest OUT.json`` (by measure.counters, under ncu).  Inputs are filled from
+Run as ``python -m measure.harness.profile_main --spec spec.json --entry-dir DIR --params JSON
+--manifest OUT.json`` (by measure.harness.counters, under ncu).  Inputs are filled from
 the spec's seed as in the timed run; nothing is checked or timed here.  The
 manifest lists the launches made, so the counter rows can be matched to variants.
 """
@@ -19,7 +19,7 @@ from measure.typed import load
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m measure._profile_main")
+    ap = argparse.ArgumentParser(prog="python -m measure.harness.profile_main")
     ap.add_argument("--spec", required=True, type=Path)
     ap.add_argument("--entry-dir", required=True, type=Path)
     ap.add_argument("--params", required=True)

@@ -1,0 +1,1 @@
+"""The pycuda measurement harness."""
