@@ -1,21 +1,30 @@
-"""nvcc commands for an entry's kernels: building cubins on the CPU, and recording
-the command the harness compiles with on the GPU.
+"""Compiling an entry: cubins with nvcc on the CPU, pycuda's cached compile on the GPU, the reference.
 
 The CPU test suite compiles every entry's kernels for every arch the spec claims
 (``compile_cubin``).  On the GPU the harness compiles through pycuda's
-``SourceModule``; ``pycuda_command`` reproduces the exact command line pycuda runs
-so it can be recorded with the results.
+``SourceModule`` into a cache folder of ours (``compile_kernels``, ``cache_dir``);
+``pycuda_command`` reproduces the exact command line pycuda runs so it can be
+recorded with the results.  ``load_reference`` imports the entry's float64 reference.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import re
 import shlex
 import subprocess
+import tempfile
+import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
 
 from measure import tools
+from measure.harness.errors import MeasurementError
 from measure.spec import MeasureSpec
+
+if TYPE_CHECKING:
+    from measure.harness.session import GpuSession
 
 
 class NvccError(RuntimeError):
@@ -87,3 +96,78 @@ def cubin_symbols_present(cubin: bytes, names: list[str]) -> list[str]:
     (declared extern "C"); an empty list means all are there.
     """
     return [n for n in names if b"\0" + n.encode() + b"\0" not in cubin]
+
+
+def cache_dir() -> str:
+    """pycuda's compiler cache: ~/.cache/glossary/pycuda, else a per-user folder in the temp dir."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "glossary" / "pycuda"
+    for folder in (base, Path(tempfile.gettempdir()) / f"glossary-pycuda-{os.getuid()}"):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            if os.access(folder, os.W_OK):
+                return str(folder)
+        except OSError:
+            continue
+    raise MeasurementError("no writable folder for pycuda's compiler cache")
+
+
+def _inside(entry_dir: Path, rel: str, what: str) -> Path:
+    path = (entry_dir / rel).resolve()
+    if entry_dir not in path.parents:
+        raise MeasurementError(f"{what} {rel!r} is outside the entry folder {entry_dir}")
+    if not path.is_file():
+        raise MeasurementError(f"{what} {rel!r} does not exist in {entry_dir}")
+    return path
+
+
+def load_reference(slug: str, entry_dir: Path, spec: MeasureSpec) -> Callable:
+    """The entry's ``reference(variant, inputs, scalars, params)``, imported from its file in ``entry_dir``."""
+    path = _inside(entry_dir, spec.reference, "reference")
+    name = f"_glossary_reference_{slug.replace('-', '_')}"
+    module_spec = importlib.util.spec_from_file_location(name, path)
+    if module_spec is None or module_spec.loader is None:
+        raise MeasurementError(f"{path}: cannot be loaded as a Python module")
+    module = importlib.util.module_from_spec(module_spec)
+    try:
+        module_spec.loader.exec_module(module)
+    except Exception:
+        raise MeasurementError(f"{path}: importing the reference failed:\n{traceback.format_exc(limit=3)}") from None
+    fn = getattr(module, "reference", None)
+    if not callable(fn):
+        raise MeasurementError(f"{path}: defines no function reference(variant, inputs, scalars, params)")
+    return fn
+
+
+def compile_kernels(slug: str, entry_dir: Path, spec: MeasureSpec, gpu: GpuSession,
+                    cache_dir: str) -> tuple[dict[str, Any], list[str]]:
+    """Kernel name -> function, across all sources; plus the exact nvcc command of each source."""
+    import pycuda
+    from pycuda.compiler import SourceModule
+    drv = gpu.drv
+    pycuda_include = str(Path(pycuda.__file__).resolve().parent / "cuda")
+    functions: dict[str, Any] = {}
+    commands = []
+    wanted = {launch.kernel for v in spec.variants for launch in v.launches}
+    for rel in spec.sources:
+        path = _inside(entry_dir, rel, "kernel source")
+        text = path.read_text(encoding="utf-8")
+        # pycuda compiles a temporary copy, so quoted includes need the entry folder on the path.
+        include = [str(path.parent)] if re.search(r'#\s*include\s*"', text) else []
+        commands.append(" ".join(pycuda_command(spec, gpu.arch, include, pycuda_include)))
+        try:
+            mod = SourceModule(text, options=list(spec.nvcc_flags), arch=gpu.arch,
+                               no_extern_c=True, cache_dir=cache_dir, include_dirs=include)
+        except drv.CompileError as err:
+            detail = (getattr(err, "stderr", "") or getattr(err, "stdout", "") or str(err)).strip()
+            raise MeasurementError(f"{slug}: nvcc failed on {rel} for {gpu.arch}:\n{detail}") from None
+        gpu.modules.append(mod)
+        for name in sorted(wanted - set(functions)):
+            try:
+                functions[name] = mod.get_function(name)
+            except drv.Error:
+                continue  # defined in another source, or missing (reported below)
+    missing = sorted(wanted - set(functions))
+    if missing:
+        raise MeasurementError(f"{slug}: kernel(s) {', '.join(missing)} not found in {', '.join(spec.sources)} "
+                               f"(declare them extern \"C\" __global__)")
+    return functions, commands

@@ -22,11 +22,11 @@ from measure.spec.limits import (DTYPES, MAX_ARGS, MAX_BUFFERS, MAX_LAUNCHES, MA
 from measure.spec.model import (BOUNDED_KINDS, CLAIM_NEEDS, Buffer, Claim, Launch, MeasureSpec, Ratio, Timing,
                                 Variant)
 from measure.spec.sizes import (DTYPE_BYTES, GB, LARGEST_GPU, BufferSizeError, buffer_bytes, fit_problems,
-                                working_set_bytes)
+                                iter_buffer_bytes, working_set_bytes)
 
 __all__ = [
     "BOUNDED_KINDS", "CLAIM_NEEDS", "DTYPES", "DTYPE_BYTES", "GB", "LARGEST_GPU", "MAX_ARGS", "MAX_BUFFERS",
     "MAX_LAUNCHES", "MAX_REPEAT", "MAX_RUNS", "MAX_SIZE", "MAX_SIZES", "MAX_VARIANTS", "MAX_WARMUPS",
     "Buffer", "BufferSizeError", "Claim", "Launch", "MeasureSpec", "Ratio", "Timing", "Variant",
-    "buffer_bytes", "fit_problems", "working_set_bytes",
+    "buffer_bytes", "fit_problems", "iter_buffer_bytes", "working_set_bytes",
 ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Iterator
+
 from measure import expr
 from measure.spec.checks import point_label
 from measure.spec.model import MeasureSpec
@@ -22,15 +24,18 @@ def buffer_bytes(spec: MeasureSpec, params: dict[str, int]) -> dict[str, int]:
     """Bytes of each of the spec's buffers at one size (``params``): pure arithmetic over the
     buffer size expressions, so sizes can be judged (working set, device memory) before any GPU.
     Raises BufferSizeError (an expr.ExprError) for an expression that cannot be evaluated."""
+    return dict(iter_buffer_bytes(spec, params))
+
+
+def iter_buffer_bytes(spec: MeasureSpec, params: dict[str, int]) -> Iterator[tuple[str, int]]:
+    """``buffer_bytes`` one buffer at a time, in spec order, for a caller that checks each as it comes."""
     env = dict(params)
-    out = {}
     for name, buf in spec.buffers.items():
         try:
             count = expr.evaluate_int(buf.size, env)
         except expr.ExprError as err:
             raise BufferSizeError(name, err) from None
-        out[name] = count * DTYPE_BYTES[buf.dtype]
-    return out
+        yield name, count * DTYPE_BYTES[buf.dtype]
 
 
 def working_set_bytes(spec: MeasureSpec, params: dict[str, int]) -> int:
