@@ -7,25 +7,25 @@ machine. Three parts; after each one, peers.json, peers.md (the BENCHMARKS.md se
 fidelity on the H200") and peers.log under --out are rewritten, so a run cut short keeps what
 it finished. Nothing is written into entries/.
 
-1. Copy floor.  The harness's own copy-floor regions (runner.copy_floor_regions: a float4 copy
+1. Copy floor.  The harness's own copy-floor regions (harness.copy_floor_regions: a float4 copy
    kernel and cuMemcpyDtoD, timed as the harness times them) against cuMemcpyDtoD and the float4
    copy timed with plain events, and torch's ``dst.copy_(src)`` timed with torch.cuda.Event (and
    once more the harness's way), 1 GiB per buffer, bytes read plus written.
 2. Fused chain.  kernel-fusion's variants, compiled and launched exactly as the harness does
-   (runner._compile, runner._prepare_calls, from the entry's spec), against torch eager and
+   (harness.compile_kernels, harness.prepare_calls, from the entry's spec), against torch eager and
    torch.compile of the same chain (the tanh GELU, as chain.cu), at every size of the spec.
    Every contestant is checked against the entry's float64 reference (rel. L2 error) before it
    is timed; all are then timed the harness's way, interleaved, with the harness's copy floor
    of that size among them.
-3. Stability.  runner.measure_entry on kernel-fusion twice in a row, as the build runs it
+3. Stability.  harness.measure_entry on kernel-fusion twice in a row, as the build runs it
    (counter pass off): per variant and size, the drift of the median between the runs and the
    relative IQR of the published samples.
 
-"The harness's way" is runner._Gpu.sample: a kernel reads 2x the L2 (the flush), a blocking
+"The harness's way" is harness.GpuSession.sample: a kernel reads 2x the L2 (the flush), a blocking
 kernel holds the stream while the host enqueues, then events around the region.
 
 Why one process in the primary context: torch works in the device's primary context, so the
-harness's pycuda session shares it (runner._Gpu(primary=True)) and torch enqueues its work on
+harness's pycuda session shares it (harness.GpuSession(primary=True)) and torch enqueues its work on
 the harness's stream (torch.cuda.ExternalStream). Every contestant of part 2 is then timed by
 the same code, behind the same flush and blocking kernel. Torch in a subprocess would need its
 own flush, blocking kernel and event timing: a second harness, not a comparison with this one.
@@ -221,8 +221,8 @@ def finite(obj: Any) -> Any:
 def floor_record(samples: dict[str, list[float]], errors: dict[str, str], notes: dict[str, str],
                  floor_bytes: int, warmups: int, runs: int, clocks: dict) -> dict:
     """Part 1's record from its samples: each copy's stats and GB/s, and the harness's floor
-    (``runner.copy_floor_record`` over its two regions, at the median) against the best copy."""
-    from measure import runner
+    (``harness.copy_floor_record`` over its two regions, at the median) against the best copy."""
+    from measure.harness import copy_floor_record
     contestants = {}
     for name, (label, timing) in FLOOR_LABELS.items():
         rec: dict[str, Any] = {"label": label, "timing": timing, "samples_ms": samples.get(name, [])}
@@ -237,8 +237,8 @@ def floor_record(samples: dict[str, list[float]], errors: dict[str, str], notes:
     out = {"elements": floor_bytes // 4, "bytes_per_buffer": floor_bytes, "bytes_moved": 2 * floor_bytes,
            "warmups": warmups, "runs": runs, "contestants": contestants, "clocks": clocks}
     if "stats" in contestants["harness_vector_copy"] and "stats" in contestants["harness_memcpy_dtod"]:
-        harness = runner.copy_floor_record({"__vector_copy": samples["harness_vector_copy"],
-                                            "__memcpy_dtod": samples["harness_memcpy_dtod"]}, floor_bytes, "median")
+        harness = copy_floor_record({"__vector_copy": samples["harness_vector_copy"],
+                                     "__memcpy_dtod": samples["harness_memcpy_dtod"]}, floor_bytes, "median")
         out["verdict"] = floor_verdict({n: c["gbps"] for n, c in contestants.items() if "gbps" in c},
                                        harness["gbps"])
     return out
@@ -249,12 +249,12 @@ def size_record(params: dict[str, int], elements: int, headline: bool, reference
                 notes: dict[str, str], floor_bytes: int, best_copy: float | None, clocks: dict) -> dict:
     """One size of part 2 from its checks and samples: per contestant the check, stats, GB/s at
     CHAIN_BYTES_PER_ELEM, fractions of the floor at this size and of the best copy; speedups."""
-    from measure import runner
+    from measure.harness import copy_floor_record
     size: dict[str, Any] = {"label": stats.size_label(params), "params": dict(params), "elements": elements,
                             "headline": headline, "reference": reference_where, "clocks": clocks,
                             "contestants": {}}
     if samples.get("__vector_copy") and samples.get("__memcpy_dtod"):
-        floor = runner.copy_floor_record(samples, floor_bytes, "median")
+        floor = copy_floor_record(samples, floor_bytes, "median")
         size["floor"] = {k: v for k, v in floor.items() if k not in ("vector_copy", "memcpy_dtod")}
         size["floor"]["vector_copy_stats"] = summary(samples["__vector_copy"])
         size["floor"]["memcpy_dtod_stats"] = summary(samples["__memcpy_dtod"])
@@ -538,7 +538,7 @@ class _DevicePtr:
 
 
 class _HarnessTimer:
-    """One contestant timed by runner._Gpu.sample (flush, blocking kernel, events).
+    """One contestant timed by harness.GpuSession.sample (flush, blocking kernel, events).
 
     If the blocking kernel times out (the host could not enqueue behind it: something in the
     contestant synchronised), the contestant is timed without it from then on, and ``note`` says so.
@@ -550,10 +550,10 @@ class _HarnessTimer:
         self.note: str | None = None
 
     def __call__(self) -> float:
-        from measure import runner
+        from measure.harness import MeasurementError
         try:
             return self.gpu.sample(self.enqueue, "device", self.blocking, True)
-        except runner.MeasurementError as err:
+        except MeasurementError as err:
             if not self.blocking:
                 raise
             self.blocking = False
@@ -571,11 +571,12 @@ class Session:
         torch.empty(1, device="cuda")  # the runtime makes the primary context current first
         import pycuda
         import pycuda.driver as drv
-        from measure import envinfo, runner
-        self.np, self.torch, self.drv, self.runner, self.say = np, torch, drv, runner, say
+        from measure import harness
+        from measure.harness import envinfo
+        self.np, self.torch, self.drv, self.harness, self.say = np, torch, drv, harness, say
         self.pycuda_version = pycuda.VERSION_TEXT
-        self.cache_dir = runner._cache_dir()
-        self.gpu = runner._Gpu(drv, primary=True)
+        self.cache_dir = harness.cache_dir()
+        self.gpu = harness.GpuSession(drv, primary=True)
         self.nvml = None
         try:
             self.nvml = envinfo.Nvml(self.gpu.dev.pci_bus_id())
@@ -584,8 +585,8 @@ class Session:
             # The copy buffers of every part, allocated once, filled as the harness fills its own.
             self.floor_bytes = floor_bytes
             self.floor_src, self.floor_dst = self.gpu.alloc(floor_bytes), self.gpu.alloc(floor_bytes)
-            drv.memcpy_htod(self.floor_src, runner.fill_input(np.random.default_rng(seed + 1), floor_bytes // 4,
-                                                              "float32", "uniform"))
+            drv.memcpy_htod(self.floor_src, harness.fill_input(np.random.default_rng(seed + 1), floor_bytes // 4,
+                                                               "float32", "uniform"))
         except BaseException:
             self.close()
             raise
@@ -714,9 +715,9 @@ def interleave(timers: dict[str, Callable[[], float]], warmups: int, runs: int,
 
 
 def part_floor(s: Session, seed: int, elements: int, warmups: int, runs: int) -> dict:
-    torch, runner, gpu = s.torch, s.runner, s.gpu
-    floor_bytes = runner.copy_floor_bytes(elements, gpu.l2_bytes)
-    regions = runner.copy_floor_regions(gpu, s.floor_src, s.floor_dst, floor_bytes)
+    torch, harness, gpu = s.torch, s.harness, s.gpu
+    floor_bytes = harness.copy_floor_bytes(elements, gpu.l2_bytes)
+    regions = harness.copy_floor_regions(gpu, s.floor_src, s.floor_dst, floor_bytes)
     gen = torch.Generator(device="cuda")
     gen.manual_seed(seed + 1)
     tsrc = torch.rand(floor_bytes // 4, device="cuda", generator=gen)
@@ -764,14 +765,14 @@ def _contestants(s: Session, spec: Any, params: dict[str, int], functions: dict[
 
     ``tensors`` holds the inputs and scratch; each variant gets outputs of its own, so each is checked apart.
     """
-    torch, runner, gpu = s.torch, s.runner, s.gpu
+    torch, harness, gpu = s.torch, s.harness, s.gpu
     out: dict[str, dict] = {}
     prepared: dict[str, str] = {}
     outputs = [n for n, b in spec.buffers.items() if b.role == "output"]
     for v in spec.variants:
         own = {n: torch.empty(counts[n], device="cuda") for n in outputs}
-        ws = runner._Workspace(allocs={n: _DevicePtr(t) for n, t in {**tensors, **own}.items()})
-        calls = runner._prepare_calls(spec, v, functions, ws, params, prepared)
+        ws = harness.Workspace(allocs={n: _DevicePtr(t) for n, t in {**tensors, **own}.items()})
+        calls = harness.prepare_calls(spec, v, functions, ws, params, prepared)
 
         def run(calls: list = calls) -> None:
             for call in calls:
@@ -812,7 +813,7 @@ def _check(s: Session, name: str, c: dict, ref: Any) -> dict:
 def fused_size(s: Session, spec: Any, params: dict[str, int], headline: bool, functions: dict[str, Any],
                reference: Callable, scalars: dict[str, float], chain: Callable, compiled: dict[str, Callable],
                best_copy: float | None, warmups: int, runs: int) -> dict:
-    torch, runner, gpu = s.torch, s.runner, s.gpu
+    torch, harness, gpu = s.torch, s.harness, s.gpu
     label = stats.size_label(params)
     n = expr.evaluate_int(spec.elements, params)
     gen = torch.Generator(device="cuda")
@@ -843,12 +844,12 @@ def fused_size(s: Session, spec: Any, params: dict[str, int], headline: bool, fu
     timers: dict[str, Callable[[], float]] = {
         name: s.harness_timer(c["enqueue"], torch_work=c["torch"])
         for name, c in contestants.items() if checks[name]["ok"]}
-    floor_bytes = runner.copy_floor_bytes(n, gpu.l2_bytes)
+    floor_bytes = harness.copy_floor_bytes(n, gpu.l2_bytes)
     if floor_bytes > s.floor_bytes:
         raise RuntimeError(f"{label}: the copy floor needs {floor_bytes} bytes per buffer, the session has "
                            f"{s.floor_bytes}; raise --floor-elements")
     timers.update({k: s.harness_timer(f) for k, f in
-                   runner.copy_floor_regions(gpu, s.floor_src, s.floor_dst, floor_bytes).items()})
+                   harness.copy_floor_regions(gpu, s.floor_src, s.floor_dst, floor_bytes).items()})
     before = s.clocks()
     samples, errors = interleave(timers, warmups, runs, s.say, label)
     clocks = {"before": before, "after": s.clocks()}
@@ -863,9 +864,9 @@ def fused_size(s: Session, spec: Any, params: dict[str, int], headline: bool, fu
 def part_fused(s: Session, entry: Any, spec: Any, sizes: list[dict], best_copy: float | None,
                warmups: int, runs: int, max_autotune: bool) -> dict:
     import numpy as np
-    torch, runner = s.torch, s.runner
-    functions, commands = runner._compile(SLUG, entry.folder.resolve(), spec, s.gpu, s.cache_dir)
-    reference = runner._load_reference(SLUG, entry.folder.resolve(), spec)
+    torch, harness = s.torch, s.harness
+    functions, commands = harness.compile_kernels(SLUG, entry.folder.resolve(), spec, s.gpu, s.cache_dir)
+    reference = harness.load_reference(SLUG, entry.folder.resolve(), spec)
     # Scalars as the kernels receive them (float32), as the harness's check does.
     scalars = {k: float(np.float32(v)) for k, v in spec.scalars.items()}
     chain = make_chain(torch, scalars)
@@ -908,7 +909,7 @@ def part_fused(s: Session, entry: Any, spec: Any, sizes: list[dict], best_copy: 
 def part_stability(entry: Any, spec: Any, sizes: list[dict], writer: Writer, budget_s: float,
                    more: dict[tuple[str, str], float]) -> dict:
     from glossary.entries.model import measurement_fingerprint
-    from measure import runner
+    from measure import harness
     headline = dict(spec.headline) if dict(spec.headline) in sizes else sizes[-1]
     run_spec = dataclasses.replace(spec, sizes=[dict(p) for p in sizes], headline=headline, counters=False)
     fingerprint = measurement_fingerprint(entry)
@@ -924,9 +925,9 @@ def part_stability(entry: Any, spec: Any, sizes: list[dict], writer: Writer, bud
         writer.say(f"stability: measure_entry run {k} of 2, sizes {[stats.size_label(p) for p in sizes]}")
         t0 = time.monotonic()
         try:
-            results.append(runner.measure_entry(SLUG, entry.folder.resolve(), run_spec, fingerprint,
-                                                progress=writer.say))
-        except runner.MeasurementError as err:  # keep a first run that worked
+            results.append(harness.measure_entry(SLUG, entry.folder.resolve(), run_spec, fingerprint,
+                                                 progress=writer.say))
+        except harness.MeasurementError as err:  # keep a first run that worked
             skipped = f"run {k} failed: {err}"
             errors.append(skipped)
             writer.say(skipped)
@@ -978,7 +979,8 @@ def main(argv: list[str] | None = None) -> int:
     # Inductor compiles in this process: no worker pool to start beside a live CUDA context.
     os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
     from glossary.entries.model import parse_entry
-    from measure import envinfo, runner
+    from measure import harness
+    from measure.harness import envinfo
 
     writer = Writer(opts.out)
     entry = parse_entry(ROOT / "entries" / f"{SLUG}.md", ROOT / "entries")
@@ -989,7 +991,7 @@ def main(argv: list[str] | None = None) -> int:
                               "options": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(opts).items()},
                               "goals": GOALS, "rel_l2_max": REL_L2_MAX, "environment": {}, "errors": [],
                               "notes": [], "durations_s": {}}
-    ok, gpu = runner.probe_gpu()
+    ok, gpu = harness.probe_gpu()
     writer.say(f"probe_gpu: {ok} {gpu}")
     if not ok:
         report["errors"].append({"part": "setup", "error": gpu})
@@ -997,8 +999,8 @@ def main(argv: list[str] | None = None) -> int:
         print(render_table(report))
         return 1
     if {"floor", "fused"} & set(opts.parts):
-        need = max([runner.copy_floor_bytes(opts.floor_elements, 0)] +
-                   [runner.copy_floor_bytes(expr.evaluate_int(spec.elements, p), 0) for p in fused_sizes])
+        need = max([harness.copy_floor_bytes(opts.floor_elements, 0)] +
+                   [harness.copy_floor_bytes(expr.evaluate_int(spec.elements, p), 0) for p in fused_sizes])
         session = None
         try:
             session = Session(spec.seed, max(need, 2**27), writer.say)  # >= 2x any L2 (copy_floor_bytes)

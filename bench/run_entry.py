@@ -19,7 +19,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from measure import runner, stats, store  # noqa: E402
+from measure import harness, stats, store  # noqa: E402
 from measure.spec import MeasureSpec  # noqa: E402
 from measure.typed import load  # noqa: E402
 
@@ -42,9 +42,9 @@ def main() -> int:
         spec = dataclasses.replace(spec, counters=False)
     files = {p: (entry_dir / p).read_bytes() for p in [*spec.sources, spec.reference]}
     fp = store.fingerprint(store.measured_part(data), files)
-    ok, why = runner.probe_gpu()
+    ok, why = harness.probe_gpu()
     print(f"probe_gpu: {ok} {why}")
-    result = runner.measure_entry(opts.slug, entry_dir, spec, fp)
+    result = harness.measure_entry(opts.slug, entry_dir, spec, fp)
     opts.out.write_text(json.dumps(result, indent=1, allow_nan=False) + "\n")
     env = result["environment"]
     print(f"\n{env['gpu']} driver {env['driver']} CUDA {env['cuda_driver']} nvcc {env['nvcc']} {env['arch']} "

@@ -327,9 +327,9 @@ def node_init(name: str | None, key_file: Path | None) -> None:
 
 def _node_label() -> str:
     try:
-        from measure import runner
+        from measure import harness
 
-        gpus = runner.list_gpus()
+        gpus = harness.list_gpus()
         if gpus:
             return store.device_key(gpus[0]["name"]) + "-node"
     except Exception:  # no GPU, no pycuda: the host's name will do

@@ -1,6 +1,6 @@
-"""The pycuda measurement harness: spec model, runner, statistics, environment, results store.
+"""The pycuda measurement harness: spec model, harness, statistics, results store.
 
-Importing this package never imports pycuda; only ``measure.runner`` needs a GPU.
+Importing this package never imports pycuda; only ``measure.harness`` needs a GPU.
 """
 
 HARNESS_VERSION = "1.3"  # 1.1: counters per size; 1.2: the L2 flush reads instead of writing;

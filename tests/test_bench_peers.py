@@ -109,7 +109,7 @@ def test_size_record_and_the_fused_goals():
 
 
 def _measured(medians: dict[str, float], spread: float, floor_ms: float) -> dict:
-    """A measure_entry result, shaped as runner._measure_size writes it."""
+    """A measure_entry result, shaped as measure.harness.run writes it."""
     sizes = []
     for n, scale in ((1_048_576, 1.0), (67_108_864, 64.0)):
         variants = {name: {"samples_ms": _series(ms * scale, spread * ms * scale)} for name, ms in medians.items()}

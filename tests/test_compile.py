@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from measure import compile as nvcc
+from measure.harness import compile as nvcc
 from measure.spec import MeasureSpec
 from measure.typed import load
 

@@ -1,11 +1,11 @@
-"""measure.counters: parsing ncu CSV and matching launches to variants, on the CPU."""
+"""measure.harness.counters: parsing ncu CSV and matching launches to variants, on the CPU."""
 
 import json
 from pathlib import Path
 
 import pytest
 
-from measure import counters
+from measure.harness import counters
 from measure.spec import MeasureSpec
 from measure.typed import load
 
@@ -89,10 +89,10 @@ def test_variant_counters_refuses_mismatched_launches():
 
 def test_ncu_command_names_clock_and_cache_control(tmp_path):
     cmd = counters.ncu_command("ncu", "all", ["gelu", "scale_bias", "gelu"], tmp_path / "log",
-                               ["python3", "-m", "measure._profile_main"])
+                               ["python3", "-m", "measure.harness.profile_main"])
     assert cmd[:5] == ["ncu", "--clock-control", "none", "--cache-control", "all"]
     assert "regex:^(gelu|scale_bias)$" in cmd
-    assert cmd[-3:] == ["python3", "-m", "measure._profile_main"]
+    assert cmd[-3:] == ["python3", "-m", "measure.harness.profile_main"]
 
 
 def test_spec_round_trips_through_json():

@@ -22,7 +22,7 @@ from measure.results import parse
 from measure.spec import working_set_bytes
 from glossary.entries.model import measurement_fingerprint
 from glossary.site.page import PageModel
-from measure import runner, store
+from measure import harness, store
 from measure.spec import Claim
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -156,11 +156,11 @@ def test_roofline_reference_matches_its_closed_form_and_catches_a_missing_fma(en
         for _ in range(k):
             y = (y * np.float32(a) + np.float32(b)).astype(np.float32)
         ref = mod.reference(f"k{k}", {"x": x.astype(np.float64)}, {"a": a, "b": b}, {})["y"]
-        assert runner.check_elements(y, ref, spec.rtol, spec.atol)["ok"]
+        assert harness.check_elements(y, ref, spec.rtol, spec.atol)["ok"]
         short = x.copy()
         for _ in range(k - 1):
             short = (short * np.float32(a) + np.float32(b)).astype(np.float32)
-        assert not runner.check_elements(short, ref, spec.rtol, spec.atol)["ok"]
+        assert not harness.check_elements(short, ref, spec.rtol, spec.atol)["ok"]
         for twin in (f"k{k}_vec4", f"k{k}_ilp8"):
             assert np.array_equal(mod.reference(twin, {"x": x.astype(np.float64)}, {"a": a, "b": b}, {})["y"], ref)
 
@@ -319,7 +319,7 @@ def test_launch_page_shows_host_and_gpu_per_launch_and_plot(entries):
     assert "per launch" in plots.alt_text(device)
 
 
-# -- the runner's clock: both -----------------------------------------------------------------------
+# -- the harness's clock: both ----------------------------------------------------------------------
 
 
 class _FakeGpu:
@@ -335,13 +335,13 @@ def test_clock_both_takes_a_device_then_a_host_sample():
     from measure.spec import Timing
 
     gpu = _FakeGpu()
-    assert runner._sample_region(gpu, lambda: None, Timing(clock="both", blocking=True, l2_flush=False)) == (1.0, 3.0)
+    assert harness.sample_region(gpu, lambda: None, Timing(clock="both", blocking=True, l2_flush=False)) == (1.0, 3.0)
     assert gpu.calls == [("device", True, False), ("host", False, False)]
     gpu.calls.clear()
-    assert runner._sample_region(gpu, lambda: None, Timing()) == (1.0, None)
+    assert harness.sample_region(gpu, lambda: None, Timing()) == (1.0, None)
     assert gpu.calls == [("device", True, True)]
-    assert runner._host_part([]) == {}
-    assert runner._host_part([2.0, 4.0])["host_stats"]["mean"] == 3.0
+    assert harness.host_part([]) == {}
+    assert harness.host_part([2.0, 4.0])["host_stats"]["mean"] == 3.0
 
 
 def test_launch_bound_claim_needs_both_clocks(tmp_path):

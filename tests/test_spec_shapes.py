@@ -13,7 +13,7 @@ import pytest
 
 from glossary.entries.model import load_entries
 from glossary.entries.model import measurement_fingerprint
-from measure import compile as nvcc
+from measure.harness import compile as nvcc
 
 SHAPES = Path(__file__).resolve().parent / "fixtures" / "shapes"
 
@@ -47,10 +47,10 @@ def test_shape_kernels_compile(shapes, slug, tmp_path):
 @pytest.mark.gpu
 @pytest.mark.parametrize("slug", ["coalescing", "roofline", "launch-overhead"])
 def test_shape_measures_on_the_gpu(shapes, slug, tmp_path):
-    from measure import runner
+    from measure import harness
 
     entry = shapes[slug]
-    result = runner.measure_entry(slug, entry.folder, entry.meta.measure, measurement_fingerprint(entry), progress=print)
+    result = harness.measure_entry(slug, entry.folder, entry.meta.measure, measurement_fingerprint(entry), progress=print)
     json.dumps(result, allow_nan=False)
     size = result["sizes"][-1]
     ms = {name: v["stats"][result["method"]["statistic"]] for name, v in size["variants"].items()}

@@ -72,7 +72,7 @@ def test_median_ci_from_order_statistics():
 def test_sampling_stops_at_the_interval_the_cap_or_the_clock():
     from types import SimpleNamespace
 
-    from measure.runner import sampling_done
+    from measure.harness import sampling_done
 
     timing = SimpleNamespace(runs=10, max_runs=200, target_ci=0.005, max_seconds=30.0)
     tight = {"a": [1.0 + 0.0001 * (i % 3) for i in range(10)], "floor": [2.0] * 10}

@@ -5,7 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from measure import compile as nvcc, counters, runner, tools, units
+from measure import harness, tools, units
+from measure.harness import compile as nvcc, counters
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,10 +33,10 @@ def test_binary_counts_have_bare_prefixes():
 
 
 def test_the_out_of_memory_message_in_gib():
-    msg = runner.memory_shortfall(512 * 2**30, 140 * 2**30, 141 * 2**30, "n=2^37", "NVIDIA H200")
+    msg = harness.memory_shortfall(512 * 2**30, 140 * 2**30, 141 * 2**30, "n=2^37", "NVIDIA H200")
     assert "n=2^37 needs 512.0 GiB of device memory" in msg
     assert "NVIDIA H200 has 140.0 GiB free of 141.0 GiB" in msg
-    assert runner.memory_shortfall(1, 2, 3, "n=1", "gpu") is None
+    assert harness.memory_shortfall(1, 2, 3, "n=1", "gpu") is None
 
 
 def _tool(folder: Path, name: str) -> str:

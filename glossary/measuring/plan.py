@@ -1,6 +1,6 @@
 """Measuring from the build and the command line: decide what is stale, run the harness, record.
 
-The harness itself is ``measure.runner`` (pycuda); this module only decides
+The harness itself is ``measure.harness`` (pycuda); this module only decides
 *which* entries to measure on this machine and stores what comes back.
 """
 
@@ -23,10 +23,10 @@ class NoGPU(Exception):
 def probe() -> tuple[bool, str]:
     """(True, GPU name) where pycuda and a CUDA device work; else (False, why not)."""
     try:
-        from measure import runner
+        from measure import harness
     except Exception as err:  # pycuda may be missing or broken: that is an answer, not a crash
         return False, f"the harness cannot load: {err}"
-    return runner.probe_gpu()
+    return harness.probe_gpu()
 
 
 def stale_entries(entries: list[Entry], device: str) -> list[Entry]:
@@ -50,9 +50,9 @@ def available_gpus() -> tuple[list[dict], str]:
     ok, why = probe()
     if not ok:
         return [], why
-    from measure import runner
+    from measure import harness
 
-    gpus = [dict(g, device=store.device_key(g["name"])) for g in runner.list_gpus()]
+    gpus = [dict(g, device=store.device_key(g["name"])) for g in harness.list_gpus()]
     return gpus, ("" if gpus else "the driver lists no CUDA device")
 
 
@@ -165,10 +165,6 @@ def headline(error: str) -> str:
 
 
 def _failure(entry: Entry, device: str, gpu: str, fingerprint: str | None, error: str) -> dict:
-    import datetime as dt
+    from measure.harness import failure_record
 
-    return {
-        "entry": entry.slug, "device": device, "provenance": "measured", "fingerprint": fingerprint,
-        "error": error,
-        "environment": {"gpu": gpu, "captured_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")},
-    }
+    return failure_record(entry.slug, device, gpu, fingerprint, error)

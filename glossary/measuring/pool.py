@@ -170,17 +170,17 @@ def hold_gpus(gpus: list[dict], say: Callable[[str], None], lock_dir: str | None
 def run_harness(job: Job, progress: Callable[[str], None]) -> dict:
     """The real job: parse the entry again and measure it with the pycuda harness."""
     from glossary.entries.model import parse_entry
-    from measure import runner
+    from measure import harness
 
     entry = parse_entry(Path(job.entry_path), Path(job.entries_dir))
     if entry.meta.measure is None:
-        raise runner.MeasurementError(f"{job.slug}: the entry has no measure spec any more")
-    result = runner.measure_entry(entry.slug, entry.folder, entry.meta.measure, job.fingerprint,
-                                  progress=progress)
+        raise harness.MeasurementError(f"{job.slug}: the entry has no measure spec any more")
+    result = harness.measure_entry(entry.slug, entry.folder, entry.meta.measure, job.fingerprint,
+                                   progress=progress)
     expected_bus = os.environ.get("GLOSSARY_WORKER_PCI_BUS_ID") or None
     got_bus = result["environment"].get("pci_bus_id")
     if result["device"] != job.device or (expected_bus and got_bus and got_bus.lower() != expected_bus.lower()):
-        raise runner.MeasurementError(
+        raise harness.MeasurementError(
             f"{job.slug}: measured on {result['device']} at {got_bus}, but the job was for {job.device} at "
             f"{expected_bus} (CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES')}): the worker "
             f"was bound to the wrong GPU, so nothing was recorded")

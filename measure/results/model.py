@@ -1,8 +1,8 @@
 """The result file as a type: what ``entries/<slug>/results/<device>.json`` holds (format 1).
 
-The producers are ``measure.runner`` (``measure_entry``: environment, method, sizes),
-``measure.counters`` (the Nsight Compute pass, per variant and in summary) and
-``glossary.measuring`` (the failure record); ``measure.store`` writes and reads the
+The producers are ``measure.harness.run`` (``measure_entry``: environment, method, sizes),
+``measure.harness.counters`` (the Nsight Compute pass, per variant and in summary) and
+``measure.harness.failure`` (the failure record); ``measure.store`` writes and reads the
 files.  ``Result`` describes exactly what they write, plus the few notes an imported
 result carries (the seed's Tesla T4 figures), and nothing else: the file is loaded
 strictly by ``measure.typed.load``, so an unknown key (with a did-you-mean), a missing

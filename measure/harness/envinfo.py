@@ -2,7 +2,7 @@
 
 NVML (pynvml, from the nvidia-ml-py package) is imported defensively: a
 machine without it still measures, and the record says what could not be read.
-Nothing here imports pycuda.
+Importing this module never imports pycuda; ``environment`` does, for its versions.
 """
 
 from __future__ import annotations
@@ -12,7 +12,13 @@ import platform
 import socket
 import subprocess
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from measure import HARNESS_VERSION
+from measure.harness import compile as nvcc
+
+if TYPE_CHECKING:
+    from measure.harness.session import GpuSession
 
 # nvmlClocksEventReason* bits (formerly ClocksThrottleReason*), from nvml.h.
 THROTTLE_BITS = {
@@ -145,3 +151,41 @@ def smi_driver_version() -> str | None:
         return None
     line = proc.stdout.strip().splitlines()
     return line[0].strip() if proc.returncode == 0 and line else None
+
+
+def environment(gpu: GpuSession, nvml: Nvml, commands: list[str]) -> dict:
+    """A result's ``environment``: the GPU, driver, toolchain, compile commands and host, before sampling."""
+    import pycuda
+    drv = gpu.drv
+    env = {
+        "gpu": gpu.name,
+        "driver": nvml.driver_version() or smi_driver_version(),
+        "cuda_driver": cuda_version_string(int(drv.get_driver_version())),
+        "pycuda_cuda": ".".join(str(p) for p in drv.get_version()[:2]),
+        "nvcc": nvcc.nvcc_version(),
+        "compile_command": "; ".join(commands),
+        "arch": gpu.arch,
+        "l2_bytes": gpu.l2_bytes,
+        "sm_count": gpu.sm_count,
+        "memory_bytes": gpu.memory_bytes,
+        # Which physical card measured: same-model cards share a result file, so keep their identity here.
+        "pci_bus_id": gpu.dev.pci_bus_id(),
+        "gpu_uuid": nvml.uuid(),
+        "clocks": {"sm_mhz_max": nvml.max_sm_clock_mhz(), "memory_mhz": nvml.memory_clock_mhz()},
+        "captured_at": captured_at(),
+        "harness_version": HARNESS_VERSION,
+        "pycuda": pycuda.VERSION_TEXT,
+    }
+    if nvml.error:
+        env["nvml_error"] = nvml.error
+    env.update(host_info())
+    return env
+
+
+def finish_environment(env: dict, sizes: list[dict]) -> None:
+    """Clocks before the first and after the last timed sample; throttle reasons seen under load."""
+    env["clocks"]["sm_mhz_before"] = sizes[0]["clocks"]["sm_mhz_before"]
+    env["clocks"]["sm_mhz_after"] = sizes[-1]["clocks"]["sm_mhz_after"]
+    reasons = sorted({r for s in sizes for r in s["clocks"]["throttle_reasons"]})
+    env["throttle_reasons"] = reasons
+    env["throttled"] = is_throttled(reasons)

@@ -1,6 +1,6 @@
 """The Nsight Compute pass: DRAM bytes per variant, read from hardware counters.
 
-ncu profiles a separate small Python process (``python -m measure._profile_main``)
+ncu profiles a separate small Python process (``python -m measure.harness.profile_main``)
 that launches each variant's kernels once, in spec order, at one size.  The pass
 runs twice, with ncu flushing all caches before every kernel (``--cache-control
 all``) and without (``--cache-control none``), always with ``--clock-control
@@ -31,6 +31,7 @@ from measure.spec import MeasureSpec
 METRICS = ("dram__bytes_read.sum", "dram__bytes_write.sum")
 CACHE_CONTROLS = {"flushed": "all", "unflushed": "none"}
 CLOCK_CONTROL = "none"
+PROFILE_MAIN = "measure.harness.profile_main"  # the module ncu profiles (python -m)
 
 # ncu prints SI-scaled units ("Kbyte" = 1000 bytes) unless told otherwise; accept binary ones too.
 _UNIT_SCALE = {
@@ -164,7 +165,7 @@ def run_counter_pass(slug: str, entry_dir: Path, spec: MeasureSpec, params: dict
     ncu = find_ncu()
     if ncu is None:
         return {"status": "skipped", "reason": "ncu is not on PATH", "size": dict(params)}
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]  # the repository root: the child's PYTHONPATH and working folder
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
     kernels = [launch.kernel for v in spec.variants for launch in v.launches]
@@ -183,7 +184,7 @@ def run_counter_pass(slug: str, entry_dir: Path, spec: MeasureSpec, params: dict
             progress(f"{slug}: counters {stats.size_label(params)} cache-control {cache_control}")
             manifest_path = tmpdir / f"manifest-{label}.json"
             log_path = tmpdir / f"ncu-{label}.csv"
-            child = [sys.executable, "-m", "measure._profile_main", "--spec", str(spec_path),
+            child = [sys.executable, "-m", PROFILE_MAIN, "--spec", str(spec_path),
                      "--entry-dir", str(entry_dir), "--params", json.dumps(dict(params)),
                      "--manifest", str(manifest_path)]
             cmd = ncu_command(ncu, cache_control, kernels, log_path, child)
@@ -205,7 +206,7 @@ def run_counter_pass(slug: str, entry_dir: Path, spec: MeasureSpec, params: dict
             for name, rec in per_variant.items():
                 result["variants"].setdefault(name, {"size": dict(params)})[label] = rec
         result["command"] = " ".join(ncu_command("ncu", "<all|none>", kernels, Path("<log>"),
-                                                 ["python3", "-m", "measure._profile_main", "..."]))
+                                                 ["python3", "-m", PROFILE_MAIN, "..."]))
     return result
 
 

@@ -1,61 +1,18 @@
-"""The measurement spec: what the harness runs for one entry.
+"""The spec's dataclasses: buffers, launches, variants, timing, ratios, claims, the spec itself.
 
-An entry's ``measure:`` front-matter key is loaded into ``MeasureSpec`` by
-``measure.typed.load``.  The spec is deliberately not shaped around one
-chain of kernels; it expresses:
-
-* elementwise chains timed as one (kernel fusion: several launches per variant);
-* 2D access patterns whose useful bytes differ from the bytes DRAM moves
-  (coalescing: ``useful_bytes_per_elem`` beside ``bytes_per_elem``);
-* variants that differ in FLOPs per byte (the roofline: ``flops_per_elem``);
-* many tiny launches against one (launch overhead: ``repeat`` with the repeat
-  index ``i`` usable in arguments, and ``timing.clock: host`` with the blocking
-  kernel off, because there the host's cost is the point; ``clock: both`` records
-  the host's wall time beside the GPU's event time in the same run).
+Each ``validate`` checks its object's fields; the expression checks it calls live in
+``measure.spec.checks``.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Literal
 
-from measure import expr
+from measure.spec.checks import check_expr, check_values
+from measure.spec.limits import (FILE_NAME, MAX_ARGS, MAX_BUFFERS, MAX_LAUNCHES, MAX_REPEAT, MAX_RUNS,
+                                 MAX_SIZE, MAX_SIZES, MAX_VARIANTS, MAX_WARMUPS, NVCC_FLAG, NVCC_FLAGS_SHOWN)
 from measure.typed import SchemaError, doc
-
-DTYPES = ("float32", "float64", "int32")
-
-# Bounds on a spec, so that a hostile or mistaken entry costs the build and `glossary check`
-# milliseconds (every expression below is evaluated at load time, see MeasureSpec.validate) and the
-# verification node a bounded run.  Each is far past what a measurement needs.
-# A size parameter counts elements: 2**40 (a trillion, 4 TiB of float32) is past every GPU's memory;
-# the memory each size needs is judged per architecture by fit_problems.
-MAX_SIZE = 2**40
-# Points of the sweep: every size is measured (warm-ups, samples, a counter pass) on every device.
-MAX_SIZES = 32
-# Variants, launches per variant, arguments per launch, buffers: a comparison of a few versions
-# of a computation, each a short chain of kernels.
-MAX_VARIANTS = 16
-MAX_LAUNCHES = 16
-MAX_ARGS = 32
-MAX_BUFFERS = 32
-# A launch enqueued this many times per timed region (launch-overhead entries use 64 to 256): the
-# harness builds each repeat's arguments on the host.
-MAX_REPEAT = 100_000
-# Warm-up runs and samples per variant: each sample is kept in the result file.
-MAX_WARMUPS = 1_000
-MAX_RUNS = 10_000
-# nvcc options an entry may pass: what changes the code generated, nothing that names a file, a host
-# compiler or a program to run on the verification node (-o, -ccbin, -Xcompiler, --run, -include ...).
-_NVCC_FLAG = re.compile(
-    r"^(-O[0-3]|-std=c\+\+(14|17|20)|--?use_fast_math|-lineinfo|-maxrregcount=\d+|-D[A-Za-z_][A-Za-z0-9_]*(=[\w.+-]*)?"
-    r"|-(ftz|prec-div|prec-sqrt|fmad)=(true|false)|--extra-device-vectorization|-restrict"
-    r"|-Xptxas=-v|-Xptxas=-O[0-3]|--ptxas-options=-v)$")
-_NVCC_FLAGS_SHOWN = ("-O0..-O3, -std=c++14/17/20, -use_fast_math, -lineinfo, -maxrregcount=N, -DNAME[=VALUE], "
-                     "-ftz/-prec-div/-prec-sqrt/-fmad=true|false, --extra-device-vectorization, -restrict, "
-                     "-Xptxas=-v")
-# Relative names only: no absolute paths, drive letters or characters that break a Markdown link.
-_FILE_NAME = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_./-]*$")
 
 
 @dataclass(frozen=True)
@@ -97,7 +54,7 @@ class Launch:
         if not 1 <= self.repeat <= MAX_REPEAT:
             raise SchemaError("repeat", f"expected 1 to {MAX_REPEAT:,} launches, found {self.repeat:,}")
         for i, text in enumerate(self.grid):
-            _check_expr(text, f"grid[{i}]")
+            check_expr(text, f"grid[{i}]")
 
 
 @dataclass(frozen=True)
@@ -276,13 +233,13 @@ class MeasureSpec:
         if not self.sources:
             raise SchemaError("sources", "expected at least one CUDA source file")
         for key, name in [(f"sources[{i}]", n) for i, n in enumerate(self.sources)] + [("reference", self.reference)]:
-            if not _FILE_NAME.match(name):
+            if not FILE_NAME.match(name):
                 raise SchemaError(key, f"expected a file name relative to the entry's folder (letters, digits, "
                                        f"'.', '_', '-', '/'), found {name!r}")
         for i, flag in enumerate(self.nvcc_flags):
-            if not _NVCC_FLAG.match(flag):
+            if not NVCC_FLAG.match(flag):
                 raise SchemaError(f"nvcc_flags[{i}]", f"expected an optimisation or code-generation option "
-                                  f"({_NVCC_FLAGS_SHOWN}), found {flag!r}; options that name files, hosts "
+                                  f"({NVCC_FLAGS_SHOWN}), found {flag!r}; options that name files, hosts "
                                   f"compilers or programs are not accepted from an entry")
         if not self.variants:
             raise SchemaError("variants", "expected at least one variant")
@@ -307,9 +264,9 @@ class MeasureSpec:
                 raise SchemaError(key, f"expected a tolerance of at least 0, found {getattr(self, key)}")
         if dict(self.headline) not in [dict(p) for p in self.sizes]:
             raise SchemaError("headline", f"expected one of the sizes, found {dict(self.headline)}")
-        _check_expr(self.elements, "elements", params)
+        check_expr(self.elements, "elements", params)
         for name, buf in self.buffers.items():
-            _check_expr(buf.size, f"buffers.{name}.size", params)
+            check_expr(buf.size, f"buffers.{name}.size", params)
         names = [v.name for v in self.variants]
         if len(set(names)) != len(names):
             raise SchemaError("variants", f"variant names must be unique, found {names}")
@@ -321,16 +278,16 @@ class MeasureSpec:
                 for ai, arg in enumerate(launch.args):
                     if arg in self.buffers or arg in self.scalars:
                         continue
-                    _check_expr(arg, f"variants[{vi}].launches[{li}].args[{ai}]", params | {"i"},
-                                hint="a buffer, a scalar or an expression over the size parameters")
+                    check_expr(arg, f"variants[{vi}].launches[{li}].args[{ai}]", params | {"i"},
+                               hint="a buffer, a scalar or an expression over the size parameters")
                 for gi, text in enumerate(launch.grid):
-                    _check_expr(text, f"variants[{vi}].launches[{li}].grid[{gi}]", params | {"i"})
+                    check_expr(text, f"variants[{vi}].launches[{li}].grid[{gi}]", params | {"i"})
         for ri, ratio in enumerate(self.ratios):
             for key in ("num", "den"):
                 if getattr(ratio, key) not in names:
                     raise SchemaError(f"ratios[{ri}].{key}", f"expected a variant name ({', '.join(names)}), "
                                                             f"found {getattr(ratio, key)!r}")
-        self._check_values(params)
+        check_values(self, params)
         for ci, claim in enumerate(self.claims):
             if claim.size is not None and dict(claim.size) not in [dict(p) for p in self.sizes]:
                 raise SchemaError(f"claims[{ci}].size", f"expected one of the sizes, found {dict(claim.size)}")
@@ -343,134 +300,9 @@ class MeasureSpec:
                     raise SchemaError(f"claims[{ci}].{key}", f"expected a variant name ({', '.join(names)}), "
                                                             f"found {value!r}")
 
-    def _check_values(self, params: set[str]) -> None:
-        """Evaluate the spec's expressions now, so that a bad one is an error under its key at load
-        time rather than in `check`, a page or the harness: ``elements`` and every buffer's size at
-        every point of the sweep (each a count of 1 to 2**40), and each distinct grid and integer
-        argument expression at the headline and the largest point, for the first and the last
-        repeat index (bounded work: MAX_VARIANTS x MAX_LAUNCHES x (MAX_ARGS + 3) x 4 evaluations
-        at most; the harness still evaluates every size and repeat when it runs)."""
-        counts = [("elements", self.elements)] + [(f"buffers.{n}.size", b.size) for n, b in self.buffers.items()]
-        largest = self.sizes[0]
-        most = -1
-        for i, point in enumerate(self.sizes):
-            for key, text in counts:
-                value = _value(text, dict(point), key, f"sizes[{i}] {_label(point)}")
-                if not 1 <= value <= MAX_SIZE:
-                    raise SchemaError(key, f"expression {text!r} gives {value:,} elements at sizes[{i}] "
-                                           f"{_label(point)}; expected 1 to 2**40 ({MAX_SIZE:,})")
-                if key == "elements" and value > most:
-                    largest, most = point, value
-        points = [dict(self.headline)] + ([dict(largest)] if dict(largest) != dict(self.headline) else [])
-        seen: set[tuple[str, int]] = set()
-        for vi, variant in enumerate(self.variants):
-            for li, launch in enumerate(variant.launches):
-                where = f"variants[{vi}].launches[{li}]"
-                texts = [(f"{where}.grid[{gi}]", g) for gi, g in enumerate(launch.grid)]
-                texts += [(f"{where}.args[{ai}]", a) for ai, a in enumerate(launch.args)
-                          if a not in self.buffers and a not in self.scalars]
-                for key, text in texts:
-                    for repeat_index in sorted({0, launch.repeat - 1}):
-                        if (text, repeat_index) in seen:
-                            continue
-                        seen.add((text, repeat_index))
-                        for point in points:
-                            _value(text, dict(point, i=repeat_index), key,
-                                   f"{_label(point)}" + (f", i = {repeat_index}" if "i" in expr.names(text) else ""))
-
     def variant(self, name: str) -> Variant:
         for v in self.variants:
             if v.name == name:
                 return v
         raise KeyError(name)
 
-
-DTYPE_BYTES = {"float32": 4, "float64": 8, "int32": 4}
-
-
-def buffer_bytes(spec: MeasureSpec, params: dict[str, int]) -> dict[str, int]:
-    """Bytes of each of the spec's buffers at one size (``params``): pure arithmetic over the
-    buffer size expressions, so sizes can be judged (working set, device memory) before any GPU.
-    Raises expr.ExprError for an expression that cannot be evaluated."""
-    env = dict(params)
-    return {name: expr.evaluate_int(buf.size, env) * DTYPE_BYTES[buf.dtype] for name, buf in spec.buffers.items()}
-
-
-# Device memory of the largest GPU known for each architecture, in bytes: what a size's working set
-# must fit for the entry's claim "this runs on sm_XX" to hold anywhere.  Conservative on purpose
-# (the biggest card of the arch, the memory the vendor quotes), so a size flagged here fits no GPU
-# of that arch; an arch not listed is not judged.  GB is 10**9 bytes, as vendors quote HBM.
-GB = 10**9
-LARGEST_GPU: dict[str, tuple[int, str]] = {
-    "sm_60": (16 * GB, "Tesla P100"),
-    "sm_61": (24 * GB, "Tesla P40"),
-    "sm_70": (32 * GB, "Tesla V100 32 GB"),
-    "sm_75": (48 * GB, "Quadro RTX 8000"),
-    "sm_80": (80 * GB, "A100 80 GB"),
-    "sm_86": (48 * GB, "RTX A6000"),
-    "sm_87": (64 * GB, "Jetson AGX Orin 64 GB"),
-    "sm_89": (48 * GB, "L40S"),
-    "sm_90": (144 * GB, "GH200"),  # the H200 has 141 GB, the H100 80 or 94
-    "sm_100": (192 * GB, "B200"),
-    "sm_103": (288 * GB, "B300"),
-    "sm_120": (96 * GB, "RTX PRO 6000 Blackwell"),
-}
-
-
-def working_set_bytes(spec: MeasureSpec, params: dict[str, int]) -> int:
-    """The most bytes any one variant's buffers span at ``params``."""
-    sizes = buffer_bytes(spec, params)
-    return max((sum(sizes[a] for a in {a for launch in v.launches for a in launch.args if a in sizes})
-                for v in spec.variants), default=0)
-
-
-def fit_problems(spec: MeasureSpec) -> list[str]:
-    """One sentence for each size whose working set (every buffer, as the harness allocates them;
-    ``buffer_bytes``) cannot fit the device memory of the largest known GPU of an architecture the
-    entry claims (``measure.archs``, LARGEST_GPU); empty when every size fits.  Pure: no GPU needed,
-    for `glossary check` to warn before any measuring."""
-    problems = []
-    archs = list(dict.fromkeys(a.rstrip("a") for a in spec.archs))  # sm_90a is sm_90's memory
-    for i, point in enumerate(spec.sizes):
-        try:
-            need = sum(buffer_bytes(spec, dict(point)).values())
-        except expr.ExprError as err:
-            problems.append(f"measure.sizes[{i}] {_label(point)}: the working set cannot be worked out: {err}.")
-            continue
-        for arch in archs:
-            known = LARGEST_GPU.get(arch)
-            if known is not None and need > known[0]:
-                memory, gpu = known
-                problems.append(f"measure.sizes[{i}] {_label(point)} needs a working set of {_bytes(need)}, "
-                                f"more than the {_bytes(memory)} of the largest {arch} GPU ({gpu}); "
-                                f"lower the size or drop {arch} from measure.archs.")
-    return problems
-
-
-def _bytes(count: int) -> str:
-    for unit, scale in (("TB", 10**12), ("GB", 10**9), ("MB", 10**6)):
-        if count >= scale:
-            return f"{count / scale:,.1f} {unit}"
-    return f"{count:,} bytes"
-
-
-def _label(point: dict) -> str:
-    return "{" + ", ".join(f"{k}: {v}" for k, v in point.items()) + "}"
-
-
-def _value(text: str, env: dict, key: str, where: str) -> int:
-    try:
-        return expr.evaluate_int(text, env)
-    except expr.ExprError as err:
-        raise SchemaError(key, f"{err} (at {where})") from None
-
-
-def _check_expr(text: str, key: str, allowed: set[str] | None = None, hint: str = "") -> None:
-    try:
-        free = expr.names(text)
-    except expr.ExprError as err:
-        raise SchemaError(key, str(err)) from None
-    if allowed is not None and free - allowed:
-        what = hint or "an expression over the size parameters"
-        raise SchemaError(key, f"expected {what} ({', '.join(sorted(allowed))}), "
-                               f"found unknown name(s) {', '.join(sorted(free - allowed))}")

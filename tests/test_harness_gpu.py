@@ -1,18 +1,25 @@
-"""measure.runner on a real GPU (marked gpu), plus its pure helpers on the CPU.
+"""measure.harness on a real GPU (marked gpu), plus its pure helpers on the CPU.
 
 The GPU tests use a tiny fixture entry of their own (saxpy, a deliberately wrong
 kernel, a kernel that skips the last element, a repeated launch using ``i``), and
 one real measure_entry on kernel-fusion at small sizes.
 """
 
+import dataclasses
 import json
+import os
+import subprocess
+import sys
+import tomllib
 from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
 
-from measure import runner
+from measure import harness
+from measure.harness import compile as nvcc
+from measure.harness.workspace import allocation_bytes
 from measure.spec import MeasureSpec
 from measure.typed import load
 
@@ -75,35 +82,83 @@ def entry(tmp_path):
 
 def test_check_elements_accepts_within_tolerance_and_refuses_nan():
     ref = np.array([1.0, -2.0, 0.0, 1e6])
-    ok = runner.check_elements(ref.astype(np.float32), ref, rtol=1e-5, atol=1e-6)
+    ok = harness.check_elements(ref.astype(np.float32), ref, rtol=1e-5, atol=1e-6)
     assert ok["ok"] and ok["elements_checked"] == 4 and ok["max_abs_err"] == 0.0
     got = np.array([1.0, -2.0, np.nan, 1e6], dtype=np.float32)
-    bad = runner.check_elements(got, ref, rtol=1e-5, atol=1e-6)
+    bad = harness.check_elements(got, ref, rtol=1e-5, atol=1e-6)
     assert not bad["ok"] and bad["nan"] == 1 and bad["first_bad"]["index"] == 2
-    off = runner.check_elements(np.array([1.0 + 2e-5]), np.array([1.0]), rtol=1e-5, atol=1e-6)
+    off = harness.check_elements(np.array([1.0 + 2e-5]), np.array([1.0]), rtol=1e-5, atol=1e-6)
     assert not off["ok"]
 
 
 def test_fill_input_is_seeded_and_never_zero():
-    a = runner.fill_input(np.random.default_rng(7), 1000, "float32", "normal")
-    b = runner.fill_input(np.random.default_rng(7), 1000, "float32", "normal")
+    a = harness.fill_input(np.random.default_rng(7), 1000, "float32", "normal")
+    b = harness.fill_input(np.random.default_rng(7), 1000, "float32", "normal")
     assert a.dtype == np.float32 and np.array_equal(a, b) and np.count_nonzero(a) == 1000
-    u = runner.fill_input(np.random.default_rng(7), 1000, "float64", "uniform")
+    u = harness.fill_input(np.random.default_rng(7), 1000, "float64", "uniform")
     assert u.dtype == np.float64 and u.min() >= -1 and u.max() < 1
-    i = runner.fill_input(np.random.default_rng(7), 1000, "int32", "normal")
+    i = harness.fill_input(np.random.default_rng(7), 1000, "int32", "normal")
     assert i.dtype == np.int32 and len(np.unique(i)) > 100
 
 
 def test_copy_floor_bytes_at_least_four_l2():
     l2 = 60 * 2**20
-    assert runner.copy_floor_bytes(1 << 20, l2) == 4 * l2
-    assert runner.copy_floor_bytes(1 << 28, l2) == 4 << 28
-    assert runner.copy_floor_bytes(1 << 28, l2 + 3) % 16 == 0
+    assert harness.copy_floor_bytes(1 << 20, l2) == 4 * l2
+    assert harness.copy_floor_bytes(1 << 28, l2) == 4 << 28
+    assert harness.copy_floor_bytes(1 << 28, l2 + 3) % 16 == 0
 
 
 def test_probe_gpu_never_raises():
-    ok, text = runner.probe_gpu()
+    ok, text = harness.probe_gpu()
     assert isinstance(ok, bool) and isinstance(text, str) and text
+
+
+HARNESS_KERNELS = ["glossary_blocking_kernel", "glossary_copy_f4", "glossary_flush_read"]
+
+
+@pytest.mark.skipif(nvcc.find_nvcc() is None, reason="nvcc is not installed")
+def test_harness_cu_compiles_and_exports_its_kernels(tmp_path):
+    source = tmp_path / "harness.cu"
+    source.write_text(harness.harness_source())  # as the session reads it: from the package's files
+    out = tmp_path / "harness.cubin"
+    proc = subprocess.run([nvcc.find_nvcc(), "--cubin", "-O3", "-arch", "sm_90", "-o", str(out), str(source)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert nvcc.cubin_symbols_present(out.read_bytes(), HARNESS_KERNELS) == []
+
+
+def test_harness_source_is_the_packaged_file():
+    assert harness.harness_source() == (ROOT / "measure" / "harness" / "harness.cu").read_text(encoding="utf-8")
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "*.cu" in pyproject["tool"]["setuptools"]["package-data"]["measure.harness"]
+
+
+def test_a_size_that_cannot_be_allocated_names_its_buffer():
+    spec = _spec()
+    with pytest.raises(harness.MeasurementError, match=r"^buffer x: "):
+        allocation_bytes(spec, {"m": 3})
+    empty = dataclasses.replace(spec, buffers={**spec.buffers, "out": dataclasses.replace(spec.buffers["out"],
+                                                                                         size="n - 8")})
+    with pytest.raises(harness.MeasurementError, match=r"^buffer out has 0 elements at n=8$"):
+        allocation_bytes(empty, {"n": 8})
+    assert allocation_bytes(spec, {"n": 8}) == {"x": 32, "y": 32, "out": 32}
+
+
+def test_failure_record_is_the_stores_failure():
+    record = harness.failure_record("kernel-fusion", "nvidia-h200", "NVIDIA H200", "sha256:f", "boom")
+    captured = record["environment"].pop("captured_at")
+    assert record == {"entry": "kernel-fusion", "device": "nvidia-h200", "provenance": "measured",
+                      "fingerprint": "sha256:f", "error": "boom", "environment": {"gpu": "NVIDIA H200"}}
+    assert captured.endswith("+00:00") and "T" in captured
+
+
+def test_the_harness_imports_neither_pycuda_nor_glossary():
+    code = ("import sys, measure.harness, measure.harness.profile_main; "
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('pycuda', 'glossary')]; "
+            "sys.exit(repr(bad) if bad else 0)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert proc.returncode == 0, proc.stderr
 
 
 # ---- GPU ------------------------------------------------------------------------------------
@@ -111,8 +166,8 @@ def test_probe_gpu_never_raises():
 @pytest.mark.gpu
 def test_saxpy_measures_and_serialises(entry):
     lines = []
-    result = runner.measure_entry("fixture", entry, _spec(sizes=(1 << 20, 3 * 1000 + 7)), "sha256:test",
-                                  progress=lines.append)
+    result = harness.measure_entry("fixture", entry, _spec(sizes=(1 << 20, 3 * 1000 + 7)), "sha256:test",
+                                   progress=lines.append)
     json.dumps(result, allow_nan=False)
     assert result["status"] == "ok" and result["fingerprint"] == "sha256:test"
     env = result["environment"]
@@ -130,15 +185,15 @@ def test_saxpy_measures_and_serialises(entry):
 
 @pytest.mark.gpu
 def test_wrong_kernel_is_refused(entry):
-    with pytest.raises(runner.MeasurementError, match="output out is wrong"):
-        runner.measure_entry("fixture", entry, _spec("saxpy_wrong"), "x", progress=lambda s: None)
+    with pytest.raises(harness.MeasurementError, match="output out is wrong"):
+        harness.measure_entry("fixture", entry, _spec("saxpy_wrong"), "x", progress=lambda s: None)
 
 
 @pytest.mark.gpu
 def test_unwritten_last_element_is_caught_by_poison(entry):
     n = 1 << 16
-    with pytest.raises(runner.MeasurementError, match=rf"1 of {n} elements \(1 NaN.*index {n - 1}"):
-        runner.measure_entry("fixture", entry, _spec("saxpy_skip_last", sizes=(n,)), "x", progress=lambda s: None)
+    with pytest.raises(harness.MeasurementError, match=rf"1 of {n} elements \(1 NaN.*index {n - 1}"):
+        harness.measure_entry("fixture", entry, _spec("saxpy_skip_last", sizes=(n,)), "x", progress=lambda s: None)
 
 
 @pytest.mark.gpu
@@ -147,7 +202,7 @@ def test_repeat_index_and_host_clock(entry):
               "launches": [_launch("add_index", ["x", "out", "i", "n"], repeat=3)]}
     spec = _spec(timing={"clock": "host", "blocking": False, "l2_flush": False, "warmups": 1, "runs": 2},
                  extra_variants=[repeat])
-    result = runner.measure_entry("fixture", entry, spec, "x", progress=lambda s: None)
+    result = harness.measure_entry("fixture", entry, spec, "x", progress=lambda s: None)
     assert result["method"]["timer"] == "host-perf-counter"
     assert result["sizes"][0]["variants"]["repeat"]["launches"] == 3
 
@@ -155,8 +210,8 @@ def test_repeat_index_and_host_clock(entry):
 @pytest.mark.gpu
 def test_compile_error_is_a_measurement_error(entry):
     (entry / "k.cu").write_text('extern "C" __global__ void saxpy(float* y) { y[0] = nope; }\n')
-    with pytest.raises(runner.MeasurementError, match="nvcc failed"):
-        runner.measure_entry("fixture", entry, _spec(), "x", progress=lambda s: None)
+    with pytest.raises(harness.MeasurementError, match="nvcc failed"):
+        harness.measure_entry("fixture", entry, _spec(), "x", progress=lambda s: None)
 
 
 @pytest.mark.gpu
@@ -166,8 +221,8 @@ def test_kernel_fusion_small(tmp_path):
     data = dict(data, sizes=[{"n": 1 << 20}, {"n": 1 << 22}], headline={"n": 1 << 22},
                 timing={"warmups": 2, "runs": 5, "statistic": "mean"})
     spec = load(MeasureSpec, data)
-    result = runner.measure_entry("kernel-fusion", ROOT / "entries" / "kernel-fusion", spec, "sha256:kf",
-                                  progress=print)
+    result = harness.measure_entry("kernel-fusion", ROOT / "entries" / "kernel-fusion", spec, "sha256:kf",
+                                   progress=print)
     json.dumps(result, allow_nan=False)
     big = result["sizes"][1]
     staged, fused = big["variants"]["staged"]["stats"]["mean"], big["variants"]["fused"]["stats"]["mean"]

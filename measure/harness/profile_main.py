@@ -1,7 +1,7 @@
 """The process ncu profiles: each variant's launches once, in spec order, at one size.
 
-Run as ``python -m measure._profile_main --spec spec.json --entry-dir DIR --params JSON
---manifest OUT.json`` (by measure.counters, under ncu).  Inputs are filled from
+Run as ``python -m measure.harness.profile_main --spec spec.json --entry-dir DIR --params JSON
+--manifest OUT.json`` (by measure.harness.counters, under ncu).  Inputs are filled from
 the spec's seed as in the timed run; nothing is checked or timed here.  The
 manifest lists the launches made, so the counter rows can be matched to variants.
 """
@@ -13,13 +13,18 @@ import json
 import sys
 from pathlib import Path
 
-from measure import runner
+from measure.harness.compile import cache_dir, compile_kernels
+from measure.harness.errors import MeasurementError
+from measure.harness.launches import prepare_calls
+from measure.harness.session import GpuSession
+from measure.harness.workspace import allocate
 from measure.spec import MeasureSpec
 from measure.typed import load
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m measure._profile_main")
+    """Launch every variant once at --params and write the manifest; 2 where the harness refused."""
+    ap = argparse.ArgumentParser(prog="python -m measure.harness.profile_main")
     ap.add_argument("--spec", required=True, type=Path)
     ap.add_argument("--entry-dir", required=True, type=Path)
     ap.add_argument("--params", required=True)
@@ -30,13 +35,13 @@ def main(argv: list[str] | None = None) -> int:
     entry_dir = opts.entry_dir.resolve()
 
     import pycuda.driver as drv
-    gpu = runner._Gpu(drv)
+    gpu = GpuSession(drv)
     manifest = []
     functions = None
     try:
-        functions, _ = runner._compile("profile", entry_dir, spec, gpu, runner._cache_dir())
-        gpu.load_harness(runner._cache_dir())
-        ws = runner._allocate(spec, params, gpu)
+        functions, _ = compile_kernels("profile", entry_dir, spec, gpu, cache_dir())
+        gpu.load_harness(cache_dir())
+        ws = allocate(spec, params, gpu)
         try:
             prepared: dict[str, str] = {}
             for variant in spec.variants:
@@ -45,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
                     # between its launches, so an unflushed pass counts the bytes the timing saw.
                     gpu.flush_l2()
                     gpu.stream.synchronize()
-                calls = runner._prepare_calls(spec, variant, functions, ws, params, prepared, first_only=True)
+                calls = prepare_calls(spec, variant, functions, ws, params, prepared, first_only=True)
                 for li, (call, launch) in enumerate(zip(calls, variant.launches)):
                     call.launch(gpu.stream)
                     gpu.stream.synchronize()
@@ -53,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
                                      "repeat": launch.repeat})
         finally:
             ws.free()
-    except runner.MeasurementError as err:
+    except MeasurementError as err:
         print(f"profile: {err}", file=sys.stderr)
         return 2
     finally:

@@ -1,0 +1,204 @@
+"""``measure_entry``: the cold measurement of one entry, orchestrated from the harness's parts.
+
+Compile once (``compile``); per size allocate and fill outside the timed region
+(``workspace``), check every variant against the reference before anything is timed
+(``check``), then sample the variants and the copy floor (``copy_floor``) interleaved,
+each behind the L2 flush and the blocking kernel (``session``), until the stopping rule
+says enough (``sampling``); record the environment (``envinfo``) and, where ncu is
+there, the DRAM counters (``counters``).
+"""
+
+from __future__ import annotations
+
+import traceback
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from measure import expr, stats, store
+from measure.harness import compile as nvcc, counters, envinfo
+from measure.harness.check import check_variant
+from measure.harness.copy_floor import copy_floor_bytes, copy_floor_record, copy_floor_regions
+from measure.harness.errors import MeasurementError
+from measure.harness.launches import prepare_calls
+from measure.harness.sampling import host_part, take_samples
+from measure.harness.session import BLOCK_TIMEOUT_NS, GpuSession
+from measure.harness.workspace import allocate, fill_input
+from measure.spec import MeasureSpec, working_set_bytes
+
+TIMERS = {"device": "cuda-events", "host": "host-perf-counter", "both": "cuda-events+host-perf-counter"}
+
+
+def measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: str,
+                  progress: Callable[[str], None] = print) -> dict:
+    """Measure one entry on device 0 and return its result dict (status "ok").
+
+    Raises MeasurementError for a compile error, a wrong or NaN result, or a CUDA error.
+    """
+    try:
+        import pycuda.driver as drv
+    except Exception as err:
+        raise MeasurementError(f"pycuda cannot be imported: {err}") from None
+    entry_dir = Path(entry_dir).resolve()
+    reference = nvcc.load_reference(slug, entry_dir, spec)
+    cache_dir = nvcc.cache_dir()
+    try:
+        gpu = GpuSession(drv)
+    except drv.Error as err:
+        raise MeasurementError(f"{slug}: cannot open a CUDA context: {err}") from None
+    nvml = None
+    try:
+        nvml = envinfo.Nvml(gpu.dev.pci_bus_id())
+        gpu.load_harness(cache_dir)
+        modules, commands = nvcc.compile_kernels(slug, entry_dir, spec, gpu, cache_dir)
+        environment = envinfo.environment(gpu, nvml, commands)
+        progress(f"{slug}: compiled for {gpu.arch} on {gpu.name}")
+        sizes = []
+        for params in spec.sizes:
+            sizes.append(_measure_size(slug, spec, params, gpu, modules, reference, nvml, progress))
+    except MeasurementError:
+        raise
+    except drv.Error as err:
+        raise MeasurementError(f"{slug}: CUDA error: {type(err).__name__}: {err}") from None
+    except Exception as err:  # the caller records failures; a harness bug must not crash the build
+        raise MeasurementError(f"{slug}: harness error: {type(err).__name__}: {err}\n"
+                               f"{traceback.format_exc(limit=4)}") from err
+    finally:
+        modules = None  # noqa: F841 -- release kernel handles before the context goes
+        try:
+            gpu.close()
+        finally:
+            if nvml is not None:
+                nvml.close()
+    envinfo.finish_environment(environment, sizes)
+    result = {
+        "entry": slug,
+        "device": store.device_key(environment["gpu"]),
+        "status": "ok",
+        "provenance": "measured",
+        "fingerprint": fingerprint,
+        "environment": environment,
+        "method": _method(spec, gpu.flush_bytes),
+        "sizes": sizes,
+    }
+    _counter_pass(slug, entry_dir, spec, result, progress)
+    return result
+
+
+def _method(spec: MeasureSpec, flush_bytes: int) -> dict:
+    """A result's ``method``: how every sample was taken and checked."""
+    timing = spec.timing
+    return {
+        "warmups": timing.warmups, "runs": timing.runs, "statistic": timing.statistic,
+        "max_runs": timing.max_runs, "target_ci": timing.target_ci,
+        "max_seconds": timing.max_seconds,
+        "clock": timing.clock, "blocking": timing.blocking, "l2_flush": timing.l2_flush,
+        "flush_bytes": flush_bytes if timing.l2_flush else 0,
+        "flush_method": "a kernel reads (never writes) 2x the L2 before each sample" if timing.l2_flush else None,
+        "interleaved": True,
+        "timer": TIMERS[timing.clock],
+        "blocking_timeout_s": BLOCK_TIMEOUT_NS / 1e9, "seed": spec.seed,
+        "check": {"rtol": spec.rtol, "atol": spec.atol, "poison": "0x7fc00000 (float32) / 0xffffffff"},
+    }
+
+
+def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: GpuSession,
+                  functions: dict[str, Any], reference: Callable, nvml: envinfo.Nvml,
+                  progress: Callable[[str], None]) -> dict:
+    """One size: allocate, check every variant, sample the variants and the copy floor; its record."""
+    drv, timing = gpu.drv, spec.timing
+    label = f"{slug}: {stats.size_label(params)}"
+    try:
+        elements = expr.evaluate_int(spec.elements, params)
+    except expr.ExprError as err:
+        raise MeasurementError(f"{label}: elements: {err}") from None
+    progress(f"{label} allocating and filling inputs (seed {spec.seed})")
+    floor_bytes = copy_floor_bytes(elements, gpu.l2_bytes)
+    ws = allocate(spec, params, gpu, extra_bytes=2 * floor_bytes)
+    floor_src = floor_dst = None
+    try:
+        prepared: dict[str, str] = {}
+        calls = {v.name: prepare_calls(spec, v, functions, ws, params, prepared) for v in spec.variants}
+        inputs64 = {k: v.astype(np.float64) for k, v in ws.inputs.items()}
+        checks = []
+        for v in spec.variants:
+            progress(f"{label} checking {v.name}")
+            checks += check_variant(slug, spec, v, calls[v.name], ws, gpu, reference, inputs64, params)
+        del inputs64
+
+        floor_src, floor_dst = drv.mem_alloc(floor_bytes), drv.mem_alloc(floor_bytes)
+        drv.memcpy_htod(floor_src, fill_input(np.random.default_rng(spec.seed + 1), floor_bytes // 4,
+                                              "float32", "uniform"))
+        floor_regions = copy_floor_regions(gpu, floor_src, floor_dst, floor_bytes)
+
+        def enqueue_variant(name: str) -> Callable[[], None]:
+            def run() -> None:
+                for call in calls[name]:
+                    call.launch(gpu.stream)
+            return run
+
+        regions: dict[str, Callable[[], None]] = {v.name: enqueue_variant(v.name) for v in spec.variants}
+        regions.update(floor_regions)
+        sampled = take_samples(gpu, regions, timing, nvml, [v.name for v in spec.variants], label, progress)
+    finally:
+        ws.free()
+        for buf in (floor_src, floor_dst):
+            if buf is not None:
+                buf.free()
+
+    samples = sampled.samples
+    variants = {}
+    for v in spec.variants:
+        variants[v.name] = {
+            "bytes_per_elem": v.bytes_per_elem,
+            "useful_bytes_per_elem": v.useful_bytes,
+            "flops_per_elem": v.flops_per_elem,
+            "launches": len(calls[v.name]),
+            "samples_ms": samples[v.name],
+            "stats": stats.summarize(samples[v.name]),
+            "counters": None,
+        }
+        variants[v.name].update(host_part(sampled.host_samples[v.name]))
+    return {
+        "params": dict(params),
+        "elements": elements,
+        "working_set_bytes": working_set_bytes(spec, params),
+        "copy_floor": copy_floor_record(samples, floor_bytes, timing.statistic),
+        "check": {"max_abs_err": max(c["max_abs_err"] for c in checks),
+                  "max_rel_err": max(c["max_rel_err"] for c in checks),
+                  "max_tolerance_used": max(c["max_tolerance_used"] for c in checks),
+                  "elements_checked": sum(c["elements_checked"] for c in checks),
+                  "rtol": spec.rtol, "atol": spec.atol},
+        "clocks": {"sm_mhz_before": sampled.sm_before, "sm_mhz_after": sampled.sm_after,
+                   "throttle_reasons": sorted(sampled.reasons)},
+        "sampling": {"samples": len(samples[spec.variants[0].name]), "stopped": sampled.stop,
+                     "median_ci_rel": {name: stats.median_ci_rel(values) for name, values in samples.items()}},
+        "variants": variants,
+    }
+
+
+def _counter_pass(slug: str, entry_dir: Path, spec: MeasureSpec, result: dict,
+                  progress: Callable[[str], None]) -> None:
+    """Run ncu at the headline size (or every size) and attach per-variant counters; record why when skipped."""
+    headline = dict(spec.headline)
+    if not spec.counters:
+        result["counters"] = {"status": "skipped", "reason": "counters: false in the spec", "size": headline}
+        return
+    targets = [s for s in result["sizes"] if spec.counter_sizes == "all" or s["params"] == headline]
+    if not targets:  # validated away by the spec; kept so a bad spec cannot crash here
+        result["counters"] = {"status": "skipped", "reason": "headline is not among the sizes", "size": headline}
+        return
+    summaries = []
+    for target in targets:
+        outcome = counters.run_counter_pass(slug, entry_dir, spec, target["params"], target["elements"], progress)
+        summary = {k: v for k, v in outcome.items() if k != "variants"}
+        summaries.append(summary)
+        for name, rec in target["variants"].items():
+            if outcome["status"] == "ok":
+                rec["counters"] = outcome["variants"].get(name, {"error": "ncu reported no launch of this variant"})
+            elif outcome["status"] == "error":
+                rec["counters"] = {"error": outcome["error"]}
+    lead = next((s for s in summaries if s.get("size") == headline), summaries[-1])
+    result["counters"] = dict(lead, sizes=[s.get("size") for s in summaries],
+                              statuses=[s.get("status") for s in summaries])

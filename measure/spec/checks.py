@@ -1,0 +1,73 @@
+"""The spec's expressions, checked at load time: names known, values in bounds, errors under their key."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from measure import expr
+from measure.spec.limits import MAX_SIZE
+from measure.typed import SchemaError
+
+if TYPE_CHECKING:
+    from measure.spec.model import MeasureSpec
+
+
+def check_values(spec: MeasureSpec, params: set[str]) -> None:
+    """Evaluate the spec's expressions now, so that a bad one is an error under its key at load
+    time rather than in `check`, a page or the harness: ``elements`` and every buffer's size at
+    every point of the sweep (each a count of 1 to 2**40), and each distinct grid and integer
+    argument expression at the headline and the largest point, for the first and the last
+    repeat index (bounded work: MAX_VARIANTS x MAX_LAUNCHES x (MAX_ARGS + 3) x 4 evaluations
+    at most; the harness still evaluates every size and repeat when it runs)."""
+    counts = [("elements", spec.elements)] + [(f"buffers.{n}.size", b.size) for n, b in spec.buffers.items()]
+    largest = spec.sizes[0]
+    most = -1
+    for i, point in enumerate(spec.sizes):
+        for key, text in counts:
+            value = value_at(text, dict(point), key, f"sizes[{i}] {point_label(point)}")
+            if not 1 <= value <= MAX_SIZE:
+                raise SchemaError(key, f"expression {text!r} gives {value:,} elements at sizes[{i}] "
+                                       f"{point_label(point)}; expected 1 to 2**40 ({MAX_SIZE:,})")
+            if key == "elements" and value > most:
+                largest, most = point, value
+    points = [dict(spec.headline)] + ([dict(largest)] if dict(largest) != dict(spec.headline) else [])
+    seen: set[tuple[str, int]] = set()
+    for vi, variant in enumerate(spec.variants):
+        for li, launch in enumerate(variant.launches):
+            where = f"variants[{vi}].launches[{li}]"
+            texts = [(f"{where}.grid[{gi}]", g) for gi, g in enumerate(launch.grid)]
+            texts += [(f"{where}.args[{ai}]", a) for ai, a in enumerate(launch.args)
+                      if a not in spec.buffers and a not in spec.scalars]
+            for key, text in texts:
+                for repeat_index in sorted({0, launch.repeat - 1}):
+                    if (text, repeat_index) in seen:
+                        continue
+                    seen.add((text, repeat_index))
+                    for point in points:
+                        value_at(text, dict(point, i=repeat_index), key,
+                                 f"{point_label(point)}" + (f", i = {repeat_index}" if "i" in expr.names(text) else ""))
+
+
+def point_label(point: dict) -> str:
+    """{n: 1024, m: 2}: a point of the sweep as messages show it."""
+    return "{" + ", ".join(f"{k}: {v}" for k, v in point.items()) + "}"
+
+
+def value_at(text: str, env: dict, key: str, where: str) -> int:
+    """``text`` evaluated in ``env``; a failure is a SchemaError under ``key`` that says ``where``."""
+    try:
+        return expr.evaluate_int(text, env)
+    except expr.ExprError as err:
+        raise SchemaError(key, f"{err} (at {where})") from None
+
+
+def check_expr(text: str, key: str, allowed: set[str] | None = None, hint: str = "") -> None:
+    """A SchemaError under ``key`` where ``text`` does not parse or names something outside ``allowed``."""
+    try:
+        free = expr.names(text)
+    except expr.ExprError as err:
+        raise SchemaError(key, str(err)) from None
+    if allowed is not None and free - allowed:
+        what = hint or "an expression over the size parameters"
+        raise SchemaError(key, f"expected {what} ({', '.join(sorted(allowed))}), "
+                               f"found unknown name(s) {', '.join(sorted(free - allowed))}")
