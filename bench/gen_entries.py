@@ -41,9 +41,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from glossary.entries import lessons
-from glossary.verdicts import review
-from glossary.verdicts import trust  # noqa: E402
-from glossary.build import GlossaryBuild, Options  # noqa: E402
+from glossary.build import GlossaryBuild  # noqa: E402
+from glossary.verdicts import review, trust  # noqa: E402
+from glossary.settings import Settings  # noqa: E402
 from glossary.entries.model import load_entries, parse_entry  # noqa: E402
 from glossary.entries.model import measurement_fingerprint  # noqa: E402
 from measure import attest, store  # noqa: E402
@@ -241,9 +241,9 @@ def write_plain(glossary: Path, out: Path, in_nav: bool) -> Path:
     docs = out / "entries"
     shutil.copytree(glossary / "entries", docs)
     config = yaml.safe_load((glossary / "mkdocs.yml").read_text(encoding="utf-8"))
-    options = Options.resolve(entries_dir=docs, config_dir=glossary, extra=config.get("extra") or {},
+    options = Settings.resolve(entries_dir=docs, config_dir=glossary, extra=config.get("extra") or {},
                               serving=False, environ={"GLOSSARY_MEASURE": "never"})
-    build = GlossaryBuild(options=options, log=logging.getLogger("bench.gen_entries"))
+    build = GlossaryBuild(settings=options, log=logging.getLogger("bench.gen_entries"))
     build.load(measurer=None)
     made = build.site_files(directory_urls=True)  # plots from the glossary's cache where it has them
     made["index.md"] = "# Glossary\n"  # as the hook adds it; rendered below like every page

@@ -14,124 +14,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-import yaml
 from jinja2.sandbox import SandboxedEnvironment
 
-from glossary.verdicts import assess, gate
-from glossary.entries import lint
-from glossary.site import plots, render
-from glossary.site import leaks, page, sitefiles, tooltips
-from glossary.entries import lessons
-from glossary.verdicts import trust as trust_mod
+from glossary.entries import lessons, lint
 from glossary.entries.model import Entry, EntryError, display_path, load_entries
+from glossary.settings import OPTIONS, GlossaryError, Settings
+from glossary.site import leaks, page, plots, render, sitefiles, tooltips
+from glossary.verdicts import assess, gate
+from glossary.verdicts import trust as trust_mod
 from measure import store
 from measure.results import Result
-
-PREVIEW_ENV = "GLOSSARY_PREVIEW"
-MEASURE_ENV = "GLOSSARY_MEASURE"
-MEASURE_MODES = ("auto", "always", "never")
-GPUS_ENV = "GLOSSARY_GPUS"
-DEADLINE_ENV = "GLOSSARY_DEADLINE"
-TRUST_ENV = "GLOSSARY_TRUST"
-DEFAULT_CACHE = ".cache/glossary"  # beside mkdocs.yml, ignored by git
-
-
-class GlossaryError(Exception):
-    """A build-stopping problem, phrased for the person running the build."""
-
-
-@dataclass
-class Options:
-    """How a build behaves: from the environment, `extra.glossary` and the command."""
-
-    entries_dir: Path
-    templates_dir: Path
-    preview: bool = False
-    measure: str = "auto"
-    lessons_file: Path | None = None  # the lesson catalogue (glossary.lessons)
-    gpus: str = "all"                 # which GPUs measure (glossary.pool.select_gpus)
-    deadline_s: float = 1800.0        # per entry; a measurement past it is killed and recorded as failed
-    cache_dir: Path | None = None  # plots kept between builds (glossary.plots.PlotCache); None: no cache
-    trust: str = "signed"             # glossary.trust: "signed" or "names"
-    trust_root: Path | None = None    # the folder the trust files are relative to (mkdocs.yml's)
-    trusted_nodes: str = trust_mod.NODES_FILE
-    trusted_people: str = trust_mod.PEOPLE_FILE
-
-    @classmethod
-    def resolve(cls, entries_dir: Path, config_dir: Path, extra: dict, serving: bool,
-                environ: dict | None = None) -> "Options":
-        environ = os.environ if environ is None else environ
-        settings = dict(extra.get("glossary") or {})
-        preview = serving or environ.get(PREVIEW_ENV, "").strip().lower() in ("1", "true", "yes")
-        measure = (environ.get(MEASURE_ENV) or settings.get("measure") or "auto").strip().lower()
-        if measure not in MEASURE_MODES:
-            raise GlossaryError(f"{MEASURE_ENV} / extra.glossary.measure: expected one of "
-                                f"{', '.join(MEASURE_MODES)}, found {measure!r}")
-        templates = config_dir / settings.get("templates", "templates")
-        lessons_file = config_dir / settings.get("lessons", lessons.DEFAULT_PATH)
-        gpus = str(environ.get(GPUS_ENV) or settings.get("gpus") or "all")
-        try:
-            deadline_s = float(environ.get(DEADLINE_ENV) or settings.get("deadline_s") or cls.deadline_s)
-        except ValueError:
-            deadline_s = 0.0
-        if not deadline_s > 0:
-            raise GlossaryError(f"{DEADLINE_ENV} / extra.glossary.deadline_s: expected a number of seconds "
-                                f"above 0, found {environ.get(DEADLINE_ENV) or settings.get('deadline_s')!r}")
-        cache_dir = config_dir / settings.get("cache", DEFAULT_CACHE)
-        trust = str(environ.get(TRUST_ENV) or settings.get("trust") or "signed").strip().lower()
-        if trust not in trust_mod.MODES:
-            raise GlossaryError(f"{TRUST_ENV} / extra.glossary.trust: expected one of "
-                                f"{', '.join(trust_mod.MODES)}, found {trust!r}")
-        return cls(entries_dir=entries_dir, templates_dir=templates, preview=preview, measure=measure,
-                   lessons_file=lessons_file, gpus=gpus, deadline_s=deadline_s, cache_dir=cache_dir,
-                   trust=trust, trust_root=config_dir,
-                   trusted_nodes=str(settings.get("trusted_nodes", trust_mod.NODES_FILE)),
-                   trusted_people=str(settings.get("trusted_people", trust_mod.PEOPLE_FILE)))
-
-    @classmethod
-    def for_project(cls, entries_dir: Path, environ: dict | None = None) -> "Options":
-        """The options of the project whose entries are ``entries_dir`` (its mkdocs.yml is beside it)."""
-        config_dir = entries_dir.resolve().parent
-        return cls.resolve(entries_dir, config_dir, read_extra(config_dir / "mkdocs.yml"), serving=False,
-                           environ=environ)
-
-    def load_catalog(self) -> dict:
-        """The lesson catalogue (day -> title and URL); GlossaryError names a malformed day."""
-        try:
-            return lessons.load_catalog(self.lessons_file) if self.lessons_file else {}
-        except lessons.LessonsError as err:
-            raise GlossaryError(str(err)) from None
-
-    def load_trust(self) -> trust_mod.Trust:
-        """The trust policy and the keys the repository lists; GlossaryError names a bad line."""
-        if self.trust_root is None:
-            return trust_mod.Trust(mode=self.trust)
-        try:
-            return trust_mod.load_trust(self.trust_root, self.trust, self.trusted_nodes, self.trusted_people)
-        except trust_mod.TrustError as err:
-            raise GlossaryError(str(err)) from None
-
-
-class _AnyTagLoader(yaml.SafeLoader):
-    """Reads mkdocs.yml's plain values; tags such as !ENV or !!python/name are left as None."""
-
-
-_AnyTagLoader.add_multi_constructor("", lambda loader, suffix, node: None)
-
-
-def read_extra(config_file: Path) -> dict:
-    """``extra`` of a mkdocs.yml, for the command line (empty where there is none)."""
-    try:
-        data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_AnyTagLoader)
-    except (OSError, yaml.YAMLError):
-        return {}
-    extra = data.get("extra") if isinstance(data, dict) else None
-    return extra if isinstance(extra, dict) else {}
 
 
 @dataclass
 class GlossaryBuild:
-    options: Options
+    settings: Settings
     log: logging.Logger
     entries: dict[str, Entry] = field(default_factory=dict)
     results: dict[str, dict[str, Result]] = field(default_factory=dict)
@@ -150,23 +47,23 @@ class GlossaryBuild:
     def measurer(self) -> Callable[[list[Entry]], None] | None:
         """What ``load`` measures with, by ``options.measure``: nothing under ``never``; under
         ``auto`` a machine without a GPU is a note, under ``always`` a WARNING (so --strict fails)."""
-        if self.options.measure == "never":
+        if self.settings.measure == "never":
             return None
         from glossary.measuring.plan import NoGPU, measure_entries
         from glossary.measuring.pool import PoolError
 
         def run(entries: list[Entry]) -> None:
             try:
-                measure_entries(entries, self.log, gpus=self.options.gpus, deadline_s=self.options.deadline_s)
+                measure_entries(entries, self.log, gpus=self.settings.gpus, deadline_s=self.settings.deadline_s)
             except NoGPU as why:
-                if self.options.measure == "always":
+                if self.settings.measure == "always":
                     # Survive it: recorded results still build, stale ones are flagged, and --strict fails.
                     self.log.warning("measuring was required (measure: always) but this machine cannot: %s; "
                                      "the build uses recorded results", why)
                 else:
                     self.log.info("no GPU here (%s); using recorded results", why)
             except PoolError as err:
-                raise GlossaryError(f"{GPUS_ENV} / extra.glossary.gpus: {err}") from None
+                raise GlossaryError(f"{OPTIONS['gpus'].env} / extra.glossary.gpus: {err}") from None
 
         return run
 
@@ -175,13 +72,13 @@ class GlossaryBuild:
     def load(self, measurer: Callable[[list[Entry]], None] | None = None) -> None:
         """Parse entries, measure stale ones where asked, load results, judge every entry."""
         problems = []
-        linked = [p for p in sitefiles.symlinks(self.options.entries_dir) if p.is_dir()]
+        linked = [p for p in sitefiles.symlinks(self.settings.entries_dir) if p.is_dir()]
         if linked:
             problems.append("symbolic links to folders under the docs folder: MkDocs would walk and publish "
                             "what they point at, so the build stops; remove them:\n  " + "\n  ".join(
                                 f"{display_path(p)} -> {os.readlink(p)}" for p in linked))
         try:
-            self.entries = load_entries(self.options.entries_dir)
+            self.entries = load_entries(self.settings.entries_dir)
         except EntryError as err:
             problems.append(str(err))
         if problems:  # every problem at once: one bad file does not hide the others
@@ -193,8 +90,8 @@ class GlossaryBuild:
                 self.results[slug] = store.load_results(entry.folder)
             except store.StoreError as err:
                 raise GlossaryError(str(err)) from None
-        self.policy = self.options.load_trust()
-        self.lesson_catalog = self.options.load_catalog()
+        self.policy = self.settings.load_trust()
+        self.lesson_catalog = self.settings.load_catalog()
         for slug, entry in self.entries.items():
             self.assessments[slug] = assess.assess(entry, self.results[slug], self.policy, self.lesson_catalog)
             self.verdicts[slug] = self.assessments[slug].verdict
@@ -203,7 +100,7 @@ class GlossaryBuild:
             measured = self.assessments[slug].measured
             self.models[slug] = page.PageModel(
                 entry=entry, verdict=self.verdicts[slug], devices=measured.devices,
-                related=related, preview=self.options.preview,
+                related=related, preview=self.settings.preview,
                 body=measured.body, claims=measured.claims, figure_problems=measured.figure_problems,
                 review_key=self.assessments[slug].review_key)
         self.terms = tooltips.terms([m.entry for m in self.shown_models()])
@@ -217,7 +114,7 @@ class GlossaryBuild:
 
     def shown(self, slug: str) -> bool:
         """Whether the entry appears in this build's site (published, or a draft in preview)."""
-        return self.options.preview or self.verdicts[slug].publishable
+        return self.settings.preview or self.verdicts[slug].publishable
 
     @property
     def refused(self) -> list[Entry]:
@@ -226,11 +123,11 @@ class GlossaryBuild:
     def _report(self) -> None:
         for entry in self.refused:
             reasons = "; ".join(self.verdicts[entry.slug].reasons)
-            if self.options.preview:
+            if self.settings.preview:
                 self.log.info("%s: shown as a draft in this preview (%s)", display_path(entry.path), reasons)
             else:
                 self.log.warning("%s: refused, left out of the site: %s", display_path(entry.path), reasons)
-        for why in sitefiles.stray_files(self.options.entries_dir, self.entries):
+        for why in sitefiles.stray_files(self.settings.entries_dir, self.entries):
             self.log.warning("%s", why)
         for entry in self.entries.values():
             for finding in lint.unbound_figures(entry):
@@ -249,12 +146,12 @@ class GlossaryBuild:
         Every other file of the docs folder is left out; the glossary generates the rest.
         """
         keep = sitefiles.published_sources(self.shown_models(), list(named_assets))
-        root = self.options.entries_dir
+        root = self.settings.entries_dir
         return {rel for rel in keep if not (root / rel).is_symlink()}
 
     def site_files(self, directory_urls: bool = True) -> dict[str, str | bytes]:
         """Docs-relative path -> content of every file the glossary adds (plots from the cache where it can)."""
-        cache = plots.PlotCache(self.options.cache_dir) if self.options.cache_dir else None
+        cache = plots.PlotCache(self.settings.cache_dir) if self.settings.cache_dir else None
         made = sitefiles.generated(self.shown_models(), self.env, directory_urls,
                                    plot=cache.svg if cache else plots.device_svg,
                                    results={m.entry.slug: self.results[m.entry.slug] for m in self.shown_models()})
@@ -269,7 +166,7 @@ class GlossaryBuild:
     def env(self) -> SandboxedEnvironment:
         """One template environment per build: it compiles each template once, not once per page."""
         if self._env is None:
-            self._env = render.make_env(self.options.templates_dir)
+            self._env = render.make_env(self.settings.templates_dir)
         return self._env
 
     def render_page(self, src_uri: str) -> str | None:
@@ -289,6 +186,6 @@ class GlossaryBuild:
 
     def leak_check(self, site_dir: Path) -> list[str]:
         """Where site_dir carries a refused entry's own traces (``glossary.leaks``); empty when none leaked."""
-        if self.options.preview or not self.refused:
+        if self.settings.preview or not self.refused:
             return []
         return leaks.find(site_dir, self.refused, [m.entry for m in self.shown_models()])

@@ -18,7 +18,7 @@ from typing import Literal
 from glossary.verdicts import assess, gate, trust
 from glossary.figures import views
 from glossary.site import sitefiles
-from glossary.build import GlossaryError, Options
+from glossary.settings import GlossaryError, Settings
 from glossary.verdicts.review import Review
 from glossary.entries.model import Entry, EntryError, parse_entry, related_problems
 from measure import store
@@ -127,7 +127,7 @@ def inspect(entries_dir: Path, only: list[str] | None = None, lint: bool = True,
     """
     paths = entry_paths(entries_dir)
     general: list[Problem] = []
-    options = Options.for_project(entries_dir)
+    options = Settings.for_project(entries_dir)
     if policy is None:
         try:
             policy = options.load_trust()

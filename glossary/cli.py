@@ -25,7 +25,7 @@ from glossary.verdicts import assess, review, trust
 from glossary import checks
 from glossary.measuring import plan, pool
 from glossary.entries import scaffold
-from glossary.build import GlossaryError, Options
+from glossary.settings import GlossaryError, Settings
 from glossary.verdicts.gate import is_real_name
 from glossary.entries.model import EntryError, front_matter_schema, load_entries, parse_entry
 from measure import attest, store
@@ -229,7 +229,7 @@ def sign(ctx: click.Context, entry: str, name: str, key_file: Path | None, passp
     if problem:
         raise Problems(f"not signed: {problem}")
     try:
-        options = Options.for_project(entries_dir)
+        options = Settings.for_project(entries_dir)
         policy, catalog = options.load_trust(), options.load_catalog()
     except GlossaryError as err:
         raise Problems(f"not signed: {err}") from None

@@ -120,7 +120,7 @@ def sign_entry_file(path: Path, name: str, day, results: dict | None = None) -> 
     from glossary.entries.model import parse_entry
     from measure import store
 
-    from glossary.build import Options
+    from glossary.settings import Settings
 
     from measure.results import parse
 
@@ -128,7 +128,7 @@ def sign_entry_file(path: Path, name: str, day, results: dict | None = None) -> 
     if results is None:
         results = store.load_results(entry.folder)
     results = {key: parse(r) if isinstance(r, dict) else r for key, r in results.items()}
-    catalog = Options.for_project(path.parent).load_catalog()  # the project's lessons, as `glossary sign` reads them
+    catalog = Settings.for_project(path.parent).load_catalog()  # the project's lessons, as `glossary sign` reads them
     text, fingerprint = review.sign_entry(entry, path.read_text(encoding="utf-8"), name, day, results, catalog)
     path.write_text(text, encoding="utf-8")
     return fingerprint

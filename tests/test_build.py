@@ -9,7 +9,8 @@ from pathlib import Path
 from conftest import mkdocs
 
 from glossary.verdicts import review
-from glossary.build import GlossaryBuild, Options
+from glossary.build import GlossaryBuild
+from glossary.settings import Settings
 from glossary.entries.model import load_entries
 
 SIGNED = """\
@@ -112,7 +113,7 @@ def test_leak_check_finds_refused_traces_not_shared_text(tmp_path):
     (entries / "coalescing.md").write_text(UNSIGNED)
     (entries / "warp.md").write_text(SIGNED.replace(
         "A warp executes", "Marmalade penguins orchestrate saxophone lighthouses. A warp executes"))
-    build = GlossaryBuild(Options(entries_dir=entries, templates_dir=tmp_path, trust="names"), logging.getLogger("t"))
+    build = GlossaryBuild(Settings(entries_dir=entries, templates_dir=tmp_path, trust="names"), logging.getLogger("t"))
     build.load()
     site = tmp_path / "site"
     site.mkdir()

@@ -9,7 +9,8 @@ from pathlib import Path
 from glossary.figures import bind
 from glossary.verdicts import claims
 from glossary.entries import lint
-from glossary.build import GlossaryBuild, Options
+from glossary.build import GlossaryBuild
+from glossary.settings import Settings
 from glossary.entries.model import load_entries
 from glossary.figures.views import device_views
 from measure.spec import Claim
@@ -103,7 +104,7 @@ def test_real_entries_have_no_unbound_figures():
 
 def test_build_warns_for_unbound_figures(tmp_path, caplog):
     entry_with_body(tmp_path, "It ran at 900 GB/s.\n")
-    build = GlossaryBuild(Options(entries_dir=tmp_path, templates_dir=ROOT / "templates"), logging.getLogger("t"))
+    build = GlossaryBuild(Settings(entries_dir=tmp_path, templates_dir=ROOT / "templates"), logging.getLogger("t"))
     with caplog.at_level(logging.WARNING):
         build.load()
     assert any("900 GB/s" in r.message for r in caplog.records)

@@ -8,13 +8,14 @@ import logging
 from conftest import ROOT
 
 from glossary.site import export, sitefiles
-from glossary.build import GlossaryBuild, Options
+from glossary.build import GlossaryBuild
+from glossary.settings import Settings
 from site_fixture import build_fixture_site
 
 
 def kernel_fusion_models(preview: bool):
-    options = Options.resolve(ROOT / "entries", ROOT, {}, serving=preview, environ={})
-    build = GlossaryBuild(options=options, log=logging.getLogger("test"))
+    options = Settings.resolve(ROOT / "entries", ROOT, {}, serving=preview, environ={})
+    build = GlossaryBuild(settings=options, log=logging.getLogger("test"))
     build.load()
     # Other entries have their own tests; these are about the one with committed results.
     return [m for m in build.shown_models() if m.entry.slug == "kernel-fusion"]

@@ -9,7 +9,8 @@ import pytest
 
 from glossary.entries import lessons
 from glossary.site import tags, tooltips
-from glossary.build import GlossaryBuild, GlossaryError, Options
+from glossary.build import GlossaryBuild
+from glossary.settings import GlossaryError, Settings
 from glossary.entries.model import Lesson, parse_entry
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,7 +69,7 @@ def test_bad_catalogue_stops_the_build_with_a_message(tmp_path):
     (tmp_path / "entries").mkdir()
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "lessons.yml").write_text("48: nope\n")
-    options = Options.resolve(tmp_path / "entries", tmp_path, {}, serving=False, environ={})
+    options = Settings.resolve(tmp_path / "entries", tmp_path, {}, serving=False, environ={})
     with pytest.raises(GlossaryError, match="lessons.yml, day 48"):
         GlossaryBuild(options, logging.getLogger("t")).load()
 
@@ -79,8 +80,8 @@ def test_tag_slugs_and_paths():
 
 
 def test_kernel_fusion_page_has_plot_kernel_source_tags_and_lesson_titles():
-    options = Options.resolve(ROOT / "entries", ROOT, {}, serving=True, environ={})
-    build = GlossaryBuild(options=options, log=logging.getLogger("test"))
+    options = Settings.resolve(ROOT / "entries", ROOT, {}, serving=True, environ={})
+    build = GlossaryBuild(settings=options, log=logging.getLogger("test"))
     build.load()
     page = build.render_page("kernel-fusion.md")
     assert "(kernel-fusion/plots/tesla-t4.svg){ .glossary-plot" in page

@@ -9,7 +9,8 @@ import jinja2
 import pytest
 
 from glossary.figures import fmt
-from glossary.build import GlossaryBuild, Options
+from glossary.build import GlossaryBuild
+from glossary.settings import Settings
 from glossary.site.render import make_env
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,8 +26,8 @@ def test_figures_are_pure_arithmetic():
 
 
 def kernel_fusion_page(preview: bool = True) -> str:
-    options = Options.resolve(ROOT / "entries", ROOT, {}, serving=preview, environ={})
-    build = GlossaryBuild(options=options, log=logging.getLogger("test"))
+    options = Settings.resolve(ROOT / "entries", ROOT, {}, serving=preview, environ={})
+    build = GlossaryBuild(settings=options, log=logging.getLogger("test"))
     build.load()
     return build.render_page("kernel-fusion.md")
 

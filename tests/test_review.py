@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from glossary.verdicts import review
-from glossary.build import GlossaryBuild, Options
+from glossary.build import GlossaryBuild
+from glossary.settings import Settings
 from glossary.entries.model import load_entries
 
 from conftest import current_result, sign_entry_file
@@ -182,7 +183,7 @@ def test_build_refuses_a_stale_review_and_warns_on_a_hand_written_one(tmp_path, 
     (entries / "copy" / "results").mkdir()
     result = current_result(entries, "copy", RESULT)
     (entries / "copy" / "results" / "nvidia-h200.json").write_text(json.dumps(result))
-    build = GlossaryBuild(Options(entries_dir=entries, templates_dir=ROOT / "templates", trust="names"), logging.getLogger("t"))
+    build = GlossaryBuild(Settings(entries_dir=entries, templates_dir=ROOT / "templates", trust="names"), logging.getLogger("t"))
     with caplog.at_level(logging.WARNING):
         build.load()
     assert build.verdicts["copy"].publishable, build.verdicts["copy"].reasons
@@ -192,7 +193,7 @@ def test_build_refuses_a_stale_review_and_warns_on_a_hand_written_one(tmp_path, 
     assert "(name only, not signed)" in page
 
     fingerprint = sign(entries)
-    build = GlossaryBuild(Options(entries_dir=entries, templates_dir=ROOT / "templates", trust="names"), logging.getLogger("t"))
+    build = GlossaryBuild(Settings(entries_dir=entries, templates_dir=ROOT / "templates", trust="names"), logging.getLogger("t"))
     build.load()
     page = build.render_page("copy.md")
     assert (f"Reviewed by Charles Babbage (name only, not signed) on 2026-10-02, bound to this exact text, "
@@ -200,7 +201,7 @@ def test_build_refuses_a_stale_review_and_warns_on_a_hand_written_one(tmp_path, 
 
     remeasured = dict(result, environment=dict(result["environment"], captured_at="2026-10-09T10:00:00+00:00"))
     (entries / "copy" / "results" / "nvidia-h200.json").write_text(json.dumps(remeasured))
-    build = GlossaryBuild(Options(entries_dir=entries, templates_dir=ROOT / "templates", trust="names"), logging.getLogger("t"))
+    build = GlossaryBuild(Settings(entries_dir=entries, templates_dir=ROOT / "templates", trust="names"), logging.getLogger("t"))
     build.load()
     verdict = build.verdicts["copy"]
     assert not verdict.publishable

@@ -6,7 +6,8 @@ import logging
 import shutil
 from pathlib import Path
 
-from glossary.build import GlossaryBuild, Options
+from glossary.build import GlossaryBuild
+from glossary.settings import Settings
 from glossary.measuring.plan import stale_entries
 from glossary.entries.model import load_entries
 
@@ -44,7 +45,7 @@ def test_stale_results_are_marked_and_warned_without_a_gpu(tmp_path, caplog):
     folder = copy_entries(tmp_path)
     with open(folder / "kernel-fusion" / "chain.cu", "a") as fh:
         fh.write("// an edit\n")
-    build = GlossaryBuild(Options(entries_dir=folder, templates_dir=ROOT / "templates", preview=True),
+    build = GlossaryBuild(Settings(entries_dir=folder, templates_dir=ROOT / "templates", preview=True),
                           logging.getLogger("t"))
     with caplog.at_level(logging.WARNING):
         build.load()

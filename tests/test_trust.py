@@ -19,14 +19,14 @@ from conftest import ROOT, mkdocs
 
 from gate_fixture import DAY, Keys, make_project, sign_review
 from glossary.verdicts import trust
-from glossary.build import GlossaryBuild, Options
+from glossary.build import GlossaryBuild
+from glossary.settings import Settings
 from measure import attest
 
 
 def build(project: Path, preview: bool = False):
-    options = Options.for_project(project / "entries", environ={"GLOSSARY_PREVIEW": "1"} if preview else {})
-    options.templates_dir = ROOT / "templates"
-    result = GlossaryBuild(options, logging.getLogger("test-trust"))
+    options = Settings.for_project(project / "entries", environ={"GLOSSARY_PREVIEW": "1"} if preview else {})
+    result = GlossaryBuild(options.replace(templates_dir=ROOT / "templates"), logging.getLogger("test-trust"))
     result.load()
     return result
 

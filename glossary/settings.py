@@ -1,0 +1,171 @@
+"""The build's settings as one typed object: ``extra.glossary`` in mkdocs.yml, then the environment.
+
+Each setting is declared once in ``OPTIONS`` (its key under ``extra.glossary``, the environment
+variable that overrides it, how its text is read, and its default), so the build, ``glossary
+check`` and the command line read the same values the same way.  A key ``extra.glossary`` does
+not know is an error with a did-you-mean, as a misspelt ``mesure: always`` would otherwise leave
+a verification node silently not measuring.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import yaml
+
+from glossary.entries import lessons
+from glossary.verdicts import trust as trust_mod
+
+PREVIEW_ENV = "GLOSSARY_PREVIEW"
+MEASURE_MODES = ("auto", "always", "never")
+DEFAULT_CACHE = ".cache/glossary"  # beside mkdocs.yml, ignored by git
+
+
+class GlossaryError(Exception):
+    """A build-stopping problem, phrased for the person running the build."""
+
+
+def _choice(choices: tuple[str, ...]) -> Callable[[Any], str]:
+    def read(value: Any) -> str:
+        text = str(value).strip().lower()
+        if text not in choices:
+            raise ValueError(f"expected one of {', '.join(choices)}, found {text!r}")
+        return text
+    return read
+
+
+def _seconds(value: Any) -> float:
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = 0.0
+    if not seconds > 0:
+        raise ValueError(f"expected a number of seconds above 0, found {value!r}")
+    return seconds
+
+
+@dataclass(frozen=True)
+class Option:
+    """One setting: its ``extra.glossary`` key, the variable that overrides it, how it is read."""
+
+    key: str
+    env: str | None
+    read: Callable[[Any], Any]
+    default: Any
+
+
+# field name -> how it is set; the order is the order errors are reported in.
+OPTIONS: dict[str, Option] = {
+    "measure": Option("measure", "GLOSSARY_MEASURE", _choice(MEASURE_MODES), "auto"),
+    "gpus": Option("gpus", "GLOSSARY_GPUS", str, "all"),
+    "deadline_s": Option("deadline_s", "GLOSSARY_DEADLINE", _seconds, 1800.0),
+    "trust": Option("trust", "GLOSSARY_TRUST", _choice(trust_mod.MODES), "signed"),
+    "templates_dir": Option("templates", None, str, "templates"),
+    "lessons_file": Option("lessons", None, str, lessons.DEFAULT_PATH),
+    "cache_dir": Option("cache", None, str, DEFAULT_CACHE),
+    "trusted_nodes": Option("trusted_nodes", None, str, trust_mod.NODES_FILE),
+    "trusted_people": Option("trusted_people", None, str, trust_mod.PEOPLE_FILE),
+}
+_PATHS = ("templates_dir", "lessons_file", "cache_dir")  # relative to mkdocs.yml's folder
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How a build behaves."""
+
+    entries_dir: Path
+    templates_dir: Path
+    preview: bool = False               # drafts shown (GLOSSARY_PREVIEW=1, or mkdocs serve)
+    measure: str = "auto"               # auto, always or never (glossary.measuring)
+    lessons_file: Path | None = None    # the lesson catalogue (glossary.entries.lessons)
+    gpus: str = "all"                   # which GPUs measure (glossary.measuring.pool.select_gpus)
+    deadline_s: float = 1800.0          # per entry; a measurement past it is killed and recorded as failed
+    cache_dir: Path | None = None       # plots kept between builds (glossary.site.plots.PlotCache)
+    trust: str = "signed"               # glossary.verdicts.trust: "signed" or "names"
+    trust_root: Path | None = None      # the folder the trust files are relative to (mkdocs.yml's)
+    trusted_nodes: str = trust_mod.NODES_FILE
+    trusted_people: str = trust_mod.PEOPLE_FILE
+
+    @classmethod
+    def resolve(cls, entries_dir: Path, config_dir: Path, extra: dict, serving: bool,
+                environ: dict | None = None) -> "Settings":
+        """The settings of a build: ``extra`` is mkdocs.yml's ``extra``; each variable of
+        ``environ`` (default: the process environment) overrides its key."""
+        environ = os.environ if environ is None else environ
+        given = extra.get("glossary") or {}
+        if not isinstance(given, dict):
+            raise GlossaryError(f"extra.glossary: expected a mapping of settings, found {given!r}")
+        _refuse_unknown(given)
+        values: dict[str, Any] = {}
+        for name, option in OPTIONS.items():
+            raw, where = option.default, None
+            if option.key in given and given[option.key] not in (None, ""):
+                raw, where = given[option.key], f"extra.glossary.{option.key}"
+            if option.env and environ.get(option.env):
+                raw, where = environ[option.env], option.env
+            try:
+                values[name] = option.read(raw)
+            except ValueError as err:
+                names = " / ".join(n for n in (option.env, f"extra.glossary.{option.key}") if n)
+                raise GlossaryError(f"{names}: {err} (from {where or 'the default'})") from None
+        for name in _PATHS:
+            values[name] = config_dir / values[name]
+        preview = serving or environ.get(PREVIEW_ENV, "").strip().lower() in ("1", "true", "yes")
+        return cls(entries_dir=entries_dir, preview=preview, trust_root=config_dir, **values)
+
+    @classmethod
+    def for_project(cls, entries_dir: Path, environ: dict | None = None) -> "Settings":
+        """The settings of the project whose entries are ``entries_dir`` (its mkdocs.yml is beside it)."""
+        config_dir = entries_dir.resolve().parent
+        return cls.resolve(entries_dir, config_dir, read_extra(config_dir / "mkdocs.yml"), serving=False,
+                           environ=environ)
+
+    def replace(self, **changes: Any) -> "Settings":
+        return dataclasses.replace(self, **changes)
+
+    def load_catalog(self) -> dict:
+        """The lesson catalogue (day -> title and URL); GlossaryError names a malformed day."""
+        try:
+            return lessons.load_catalog(self.lessons_file) if self.lessons_file else {}
+        except lessons.LessonsError as err:
+            raise GlossaryError(str(err)) from None
+
+    def load_trust(self) -> trust_mod.Trust:
+        """The trust policy and the keys the repository lists; GlossaryError names a bad line."""
+        if self.trust_root is None:
+            return trust_mod.Trust(mode=self.trust)
+        try:
+            return trust_mod.load_trust(self.trust_root, self.trust, self.trusted_nodes, self.trusted_people)
+        except trust_mod.TrustError as err:
+            raise GlossaryError(str(err)) from None
+
+
+def _refuse_unknown(given: dict) -> None:
+    known = [o.key for o in OPTIONS.values()]
+    for key in given:
+        if key not in known:
+            close = difflib.get_close_matches(str(key), known, n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise GlossaryError(f"extra.glossary.{key}: not a glossary setting (known: {', '.join(known)}){hint}")
+
+
+class _AnyTagLoader(yaml.SafeLoader):
+    """Reads mkdocs.yml's plain values; tags such as !ENV or !!python/name are left as None."""
+
+
+_AnyTagLoader.add_multi_constructor("", lambda loader, suffix, node: None)
+
+
+def read_extra(config_file: Path) -> dict:
+    """``extra`` of a mkdocs.yml, for the command line (empty where there is none)."""
+    try:
+        data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_AnyTagLoader)
+    except (OSError, yaml.YAMLError):
+        return {}
+    extra = data.get("extra") if isinstance(data, dict) else None
+    return extra if isinstance(extra, dict) else {}
