@@ -85,24 +85,17 @@ class GlossaryBuild:
             raise GlossaryError("\n".join(problems))
         if measurer is not None:
             measurer(list(self.entries.values()))
-        for slug, entry in self.entries.items():
-            try:
-                self.results[slug] = store.load_results(entry.folder)
-            except store.StoreError as err:
-                raise GlossaryError(str(err)) from None
         self.policy = self.settings.load_trust()
         self.lesson_catalog = self.settings.load_catalog()
         for slug, entry in self.entries.items():
-            self.assessments[slug] = assess.assess(entry, self.results[slug], self.policy, self.lesson_catalog)
-            self.verdicts[slug] = self.assessments[slug].verdict
+            try:
+                judged = assess.assess_recorded(entry, self.policy, self.lesson_catalog)
+            except store.StoreError as err:
+                raise GlossaryError(str(err)) from None
+            self.assessments[slug], self.results[slug], self.verdicts[slug] = judged, judged.results, judged.verdict
         for slug, entry in self.entries.items():
             related = tuple(self.entries[s] for s in entry.meta.related if self.shown(s))
-            measured = self.assessments[slug].measured
-            self.models[slug] = page.PageModel(
-                entry=entry, verdict=self.verdicts[slug], devices=measured.devices,
-                related=related, preview=self.settings.preview,
-                body=measured.body, claims=measured.claims, figure_problems=measured.figure_problems,
-                review_key=self.assessments[slug].review_key)
+            self.models[slug] = page.PageModel.of(self.assessments[slug], related, self.settings.preview)
         self.terms = tooltips.terms([m.entry for m in self.shown_models()])
         self.lessons_by_day = lessons.entries_by_day([m.entry for m in self.shown_models()])
         self.hidden = frozenset(s for s in self.entries if not self.shown(s))

@@ -180,13 +180,13 @@ def _check_links(report: EntryReport, known: set[str], entries_dir: Path) -> Non
 def _check_results_and_review(report: EntryReport, policy: trust.Trust, catalog: dict) -> None:
     entry = report.entry
     try:
-        report.results = store.load_results(entry.folder)
+        judged = assess.assess_recorded(entry, policy, catalog)
     except store.StoreError as err:
         report.problems.append(Problem("results", "error", str(err)))
         verdict = gate.judge(entry.meta.author, entry.meta.reviewer)
         report.problems += [Problem("gate", "error", reason, refusal=True) for reason in verdict.reasons]
         return
-    judged = assess.assess(entry, report.results, policy, catalog)
+    report.results = judged.results
     report.devices = list(judged.measured.devices)
     report.review = judged.review
     report.problems += [Problem(f.check, "error", f.message, refusal=True) for f in judged.refusals]

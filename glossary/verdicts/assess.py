@@ -64,6 +64,12 @@ class Assessment:
         return self.verdict.publishable
 
 
+def assess_recorded(entry: Entry, policy: trust.Trust | None = None, catalog: dict | None = None) -> Assessment:
+    """The one assess step of the build and of `glossary check`: load the entry's recorded results
+    (``measure.store``: a StoreError names the file and the key) and judge the entry with them."""
+    return assess(entry, store.load_results(entry.folder), policy, catalog)
+
+
 def assess(entry: Entry, results: dict[str, Result], policy: trust.Trust | None = None,
            catalog: dict | None = None) -> Assessment:
     """Judge ``entry`` with its recorded ``results`` (device key -> result data) under ``policy``
