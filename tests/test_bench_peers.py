@@ -1,18 +1,24 @@
-"""The pure parts of bench/h200_peers.py, with invented numbers (no pycuda, no torch, no GPU)."""
+"""The pure parts of bench/h200_peers/, with invented numbers (no pycuda, no torch, no GPU)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-_SPEC = importlib.util.spec_from_file_location("h200_peers", ROOT / "bench" / "h200_peers.py")
-peers = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(peers)
+sys.path.insert(0, str(ROOT))  # bench/ is no installed package: import it from this checkout
+
+from bench.h200_peers.cli import parse_args  # noqa: E402
+from bench.h200_peers.floor import floor_record  # noqa: E402
+from bench.h200_peers.fused import fused_goals, size_record  # noqa: E402
+from bench.h200_peers.method import check_passes, relative_change, select_sizes, summary  # noqa: E402
+from bench.h200_peers.report import Writer, render_markdown, render_table  # noqa: E402
+from bench.h200_peers.stability import stability_goals, stability_rows  # noqa: E402
 
 GIB = 2**30
 
@@ -25,19 +31,19 @@ def _series(center: float, spread: float = 0.0, n: int = 10) -> list[float]:
 
 
 def test_summary_adds_the_relative_iqr():
-    st = peers.summary([1.0, 2.0, 3.0, 4.0, 5.0])
+    st = summary([1.0, 2.0, 3.0, 4.0, 5.0])
     assert st["median"] == 3.0 and st["iqr"] == 2.0
     assert st["rel_iqr"] == pytest.approx(2.0 / 3.0)
 
 
 def test_relative_change_and_the_check_threshold():
-    assert peers.relative_change(2.0, 2.02) == pytest.approx(0.01)
+    assert relative_change(2.0, 2.02) == pytest.approx(0.01)
     with pytest.raises(ValueError):
-        peers.relative_change(0.0, 1.0)
-    assert peers.check_passes(1e-7, 0)
-    assert not peers.check_passes(1e-7, 3)            # an unwritten element
-    assert not peers.check_passes(math.nan, 0)
-    assert not peers.check_passes(2e-4, 0)            # e.g. the erf GELU against the tanh one
+        relative_change(0.0, 1.0)
+    assert check_passes(1e-7, 0)
+    assert not check_passes(1e-7, 3)            # an unwritten element
+    assert not check_passes(math.nan, 0)
+    assert not check_passes(2e-4, 0)            # e.g. the erf GELU against the tanh one
 
 
 def _floor_samples(harness_ms: float, torch_ms: float) -> dict[str, list[float]]:
@@ -48,7 +54,7 @@ def _floor_samples(harness_ms: float, torch_ms: float) -> dict[str, list[float]]
 
 def test_floor_record_judges_the_harness_floor_against_the_best_copy():
     floor_bytes = GIB
-    rec = peers.floor_record(_floor_samples(0.5, 0.49), {}, {"torch_copy_harness": "timed without it"},
+    rec = floor_record(_floor_samples(0.5, 0.49), {}, {"torch_copy_harness": "timed without it"},
                              floor_bytes, 5, 10, {})
     v = rec["verdict"]
     assert rec["bytes_moved"] == 2 * GIB
@@ -57,18 +63,18 @@ def test_floor_record_judges_the_harness_floor_against_the_best_copy():
     assert v["harness_floor_gbps"] == pytest.approx(2 * GIB / 0.5e-3 / 1e9)
     assert v["ratio"] == pytest.approx(0.49 / 0.5) and v["ok"]
     assert rec["contestants"]["torch_copy_harness"]["note"] == "timed without it"
-    slow = peers.floor_record(_floor_samples(0.5, 0.45), {}, {}, floor_bytes, 5, 10, {})["verdict"]
+    slow = floor_record(_floor_samples(0.5, 0.45), {}, {}, floor_bytes, 5, 10, {})["verdict"]
     assert slow["ratio"] == pytest.approx(0.9) and not slow["ok"]
 
 
 def test_floor_record_keeps_a_failed_copy_as_data():
     samples = _floor_samples(0.5, 0.49)
     samples["torch_copy"] = []
-    rec = peers.floor_record(samples, {"torch_copy": "RuntimeError: boom"}, {}, GIB, 5, 10, {})
+    rec = floor_record(samples, {"torch_copy": "RuntimeError: boom"}, {}, GIB, 5, 10, {})
     assert rec["contestants"]["torch_copy"]["error"] == "RuntimeError: boom"
     assert rec["verdict"]["best"] == "torch_copy_harness"
     samples["harness_memcpy_dtod"] = []
-    assert "verdict" not in peers.floor_record(samples, {}, {}, GIB, 5, 10, {})
+    assert "verdict" not in floor_record(samples, {}, {}, GIB, 5, 10, {})
 
 
 def _checks(names: list[str], bad: str | None = None) -> dict[str, dict]:
@@ -85,7 +91,7 @@ def _size(n: int, headline: bool, fused_vec4_ms: float, compile_ms: float, floor
                "torch_eager": _series(4 * fused_vec4_ms), "torch_compile": _series(compile_ms),
                "__vector_copy": _series(floor_ms), "__memcpy_dtod": _series(floor_ms * 1.01)}
     checks = _checks(names + ["torch_compile_max_autotune"], bad="torch_compile_max_autotune")
-    return peers.size_record({"n": n}, n, headline, "reference.py on cupy float64 arrays (GPU)", checks,
+    return size_record({"n": n}, n, headline, "reference.py on cupy float64 arrays (GPU)", checks,
                              samples, {}, {}, 4 * n, 4400.0, {})
 
 
@@ -100,11 +106,11 @@ def test_size_record_and_the_fused_goals():
     assert c["fused_vec4"]["of_best_copy"] == pytest.approx(c["fused_vec4"]["gbps"] / 4400.0)
     assert c["torch_compile_max_autotune"]["skipped"] == "failed the reference check"
     assert size["speedup"]["fused_vec4 over torch_compile"] == pytest.approx(0.25 / 0.1831)
-    goals = peers.fused_goals(size, 4400.0)
+    goals = fused_goals(size, 4400.0)
     assert goals["over_compile"]["ok"] and goals["over_compile"]["value"] == pytest.approx(0.25 / 0.1831)
     assert goals["of_best_copy"]["value"] == pytest.approx(c["fused_vec4"]["gbps"] / 4400.0)
     assert goals["of_best_copy"]["ok"] == (goals["of_best_copy"]["value"] >= 0.98)
-    close = peers.fused_goals(_size(n, True, 0.2, 0.21, 0.1262), None)
+    close = fused_goals(_size(n, True, 0.2, 0.21, 0.1262), None)
     assert not close["over_compile"]["ok"] and "of_best_copy" not in close
 
 
@@ -122,46 +128,53 @@ def test_stability_rows_and_goals():
     first = _measured({"fused": 0.0068, "fused_vec4": 0.0066}, 0.01, 0.002)
     second = _measured({"fused": 0.0069, "fused_vec4": 0.0066}, 0.05, 0.002)
     more = {("n=67108864", "fused_vec4"): 0.004}
-    rows = peers.stability_rows(first, second, more)
+    rows = stability_rows(first, second, more)
     assert len(rows) == 2 * 4
     row = next(r for r in rows if r["size"] == "n=1048576" and r["variant"] == "fused")
     assert row["median_drift"] == pytest.approx(0.0069 / 0.0068 - 1)
     assert row["rel_iqr"][0] == pytest.approx(0.01 / 2, rel=0.05) and row["n"] == 10
     assert next(r for r in rows if r["variant"] == "fused_vec4" and r["size"] == "n=67108864")["rel_iqr_more"] == 0.004
-    goals = peers.stability_goals(rows)
+    goals = stability_goals(rows)
     assert not goals["median_drift"]["ok"] and goals["median_drift"]["where"].endswith("fused")
     assert goals["median_drift"]["missed"] == 2              # fused at both sizes drifts 1.5%
     assert not goals["rel_iqr"]["ok"]                         # the second run's 5% spread
     assert goals["rel_iqr_more"]["ok"]
-    alone = peers.stability_rows(first, None)
+    alone = stability_rows(first, None)
     assert alone[0]["median_drift"] is None and len(alone[0]["median_ms"]) == 1
-    assert "median_drift" not in peers.stability_goals(alone) and peers.stability_goals(alone)["rel_iqr"]["ok"]
+    assert "median_drift" not in stability_goals(alone) and stability_goals(alone)["rel_iqr"]["ok"]
 
 
 def test_select_sizes():
     sizes = [{"n": 1}, {"n": 4}, {"n": 16}, {"n": 64}, {"n": 256}]
-    assert peers.select_sizes(sizes, {"n": 64}, "all") == sizes
-    assert peers.select_sizes(sizes, {"n": 64}, "upto-headline") == sizes[:4]
-    assert peers.select_sizes(sizes, {"n": 64}, "headline") == [{"n": 64}]
-    assert peers.select_sizes(sizes, {"n": 64}, "16, 256") == [{"n": 16}, {"n": 256}]
+    assert select_sizes(sizes, {"n": 64}, "all") == sizes
+    assert select_sizes(sizes, {"n": 64}, "upto-headline") == sizes[:4]
+    assert select_sizes(sizes, {"n": 64}, "headline") == [{"n": 64}]
+    assert select_sizes(sizes, {"n": 64}, "16, 256") == [{"n": 16}, {"n": 256}]
     with pytest.raises(ValueError, match="upto-headline"):
-        peers.select_sizes(sizes, {"n": 64}, "big")
+        select_sizes(sizes, {"n": 64}, "big")
 
 
 def test_parse_args():
-    opts = peers.parse_args(["--out", "/tmp/x"])
+    opts = parse_args(["--out", "/tmp/x"])
     assert opts.parts == ["floor", "fused", "stability"] and opts.runs == 50 and opts.sizes == "all"
     assert opts.stability_sizes == "upto-headline" and opts.floor_elements == 268_435_456
-    assert peers.parse_args(["--out", "o", "--parts", "floor, fused"]).parts == ["floor", "fused"]
+    assert parse_args(["--out", "o", "--parts", "floor, fused"]).parts == ["floor", "fused"]
     with pytest.raises(SystemExit):
-        peers.parse_args(["--out", "o", "--parts", "floor,speed"])
+        parse_args(["--out", "o", "--parts", "floor,speed"])
+
+
+def test_the_package_runs_as_a_module_from_the_repository_root():
+    done = subprocess.run([sys.executable, "-m", "bench.h200_peers", "--help"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: python3 -m bench.h200_peers") and "--budget-s" in done.stdout
 
 
 def _report() -> dict:
-    floor = peers.floor_record(_floor_samples(0.5, 0.49), {}, {}, GIB, 5, 10, {})
+    floor = floor_record(_floor_samples(0.5, 0.49), {}, {}, GIB, 5, 10, {})
     sizes = [_size(1_048_576, False, 0.0066, 0.009, 0.0284),
              _size(67_108_864, True, 0.1831, 0.25, 0.1262)]
-    stab_rows = peers.stability_rows(_measured({"fused_vec4": 0.0066}, 0.01, 0.002),
+    stab_rows = stability_rows(_measured({"fused_vec4": 0.0066}, 0.01, 0.002),
                                      _measured({"fused_vec4": 0.00661}, 0.01, 0.002))
     return {"environment": {"gpu": "NVIDIA H200", "driver": "580.0", "torch": "2.x", "triton": "3.x",
                             "pycuda": "2026.1", "sm_mhz_before": 1980, "sm_mhz_after": 1980, "throttle_reasons": []},
@@ -169,15 +182,15 @@ def _report() -> dict:
             "floor": floor,
             "fused": {"sizes": sizes, "runs": 10, "warmups": 5, "best_copy_gbps": floor["verdict"]["best_gbps"],
                       "reference_where": "reference.py on cupy float64 arrays (GPU)",
-                      "goals": peers.fused_goals(sizes[1], floor["verdict"]["best_gbps"])},
+                      "goals": fused_goals(sizes[1], floor["verdict"]["best_gbps"])},
             "stability": {"sizes": ["n=1048576", "n=67108864"], "runs": 10, "durations_s": [30.0, 31.0],
-                          "rows": stab_rows, "goals": peers.stability_goals(stab_rows), "skipped": None},
+                          "rows": stab_rows, "goals": stability_goals(stab_rows), "skipped": None},
             "errors": [{"part": "extra", "error": "RuntimeError: invented"}], "notes": ["a note"]}
 
 
 def test_markdown_and_table_render_a_whole_report():
     report = _report()
-    md = peers.render_markdown(report)
+    md = render_markdown(report)
     assert md.startswith("## Harness fidelity on the H200\n")
     for heading in ("### Copy floor", "### Fused chain against torch", "### Stability"):
         assert heading in md
@@ -187,7 +200,7 @@ def test_markdown_and_table_render_a_whole_report():
     assert "at least 1.15x torch.compile: **met** (1.37x)" in md
     assert "median drift at most 1%: **met**" in md
     assert "- extra: RuntimeError: invented" in md and "- a note" in md
-    table = peers.render_table(report)
+    table = render_table(report)
     assert "HARNESS FIDELITY" in table and "ERROR in extra" in table
     assert "goals at n=67108864" in table
 
@@ -196,8 +209,8 @@ def test_a_partial_report_renders_and_nan_survives_json(tmp_path):
     report = {"errors": [], "notes": [], "fused": {"sizes": [], "runs": 50, "warmups": 5, "best_copy_gbps": None,
                                                     "reference_where": "not run"},
               "bad": [math.nan, math.inf]}
-    assert "### Fused chain against torch" in peers.render_markdown(report)
-    writer = peers.Writer(tmp_path / "out")
+    assert "### Fused chain against torch" in render_markdown(report)
+    writer = Writer(tmp_path / "out")
     writer.say("hello")
     writer.write(report)
     assert json.loads((tmp_path / "out" / "peers.json").read_text())["bad"] == ["nan", "inf"]
