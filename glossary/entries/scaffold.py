@@ -1,6 +1,6 @@
 """Scaffolds for `glossary new`: an entry page, a kernel stub and a reference stub.
 
-The page's prose is marked ``TODO``, which the publish gate refuses (``glossary.assess``),
+The page's prose is marked ``TODO``, which the publish gate refuses (``glossary.verdicts.assess``),
 and its author and reviewer are placeholders, so a scaffold can never be published as it is.
 """
 
@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from pathlib import Path
 
+from glossary.entries.errors import EntryError
 from glossary.entries.frontmatter import yaml_scalar
+from glossary.entries.model import parse_entry
 
 SCHEMA_HINT = "# yaml-language-server: $schema=../schema/entry.schema.json"
 
@@ -100,3 +103,30 @@ def kernel(term: str) -> str:
 def reference(term: str) -> str:
     """The float64 reference stub for the copy kernel."""
     return _SCAFFOLD_REFERENCE.format(term=term)
+
+
+class ScaffoldError(Exception):
+    """No scaffold was written; the message says why."""
+
+
+def create(entries_dir: Path, term: str) -> list[Path]:
+    """Write the scaffold of ``term`` into ``entries_dir``: the page first, then its kernel and reference.
+    Refuses to overwrite anything; the page is parsed back, so a scaffold always loads."""
+    term = " ".join(term.split())
+    slug = slugify(term)
+    if not slug:
+        raise ScaffoldError(f"cannot make a file name from {term!r}; use letters or digits")
+    page_path, folder = entries_dir / f"{slug}.md", entries_dir / slug
+    taken = [str(p) for p in (page_path, folder) if p.exists()]
+    if taken:
+        raise ScaffoldError(f"{' and '.join(taken)} already exist(s); refusing to overwrite. "
+                            f"Edit the entry, or choose another term.")
+    files = {page_path: page(term, slug), folder / f"{slug}.cu": kernel(term), folder / "reference.py": reference(term)}
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    try:
+        parse_entry(page_path, entries_dir)
+    except EntryError as err:  # a scaffold that does not parse is a bug here, not the author's
+        raise ScaffoldError(f"the scaffold does not parse ({err}); please report this") from None
+    return list(files)

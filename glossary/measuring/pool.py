@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import fcntl
-import importlib
 import json
 import os
 import queue
@@ -35,9 +34,9 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Callable, Iterator
+from typing import IO, Callable, Iterator
 
-HARNESS = "glossary.measuring.pool:run_harness"
+HARNESS = "glossary.measuring.worker:run_harness"  # what a worker runs per job (tests stand in their own)
 DEFAULT_DEADLINE_S = 1800.0
 START_TIMEOUT_S = 120.0
 
@@ -164,58 +163,6 @@ def hold_gpus(gpus: list[dict], say: Callable[[str], None], lock_dir: str | None
             fh.close()  # closing drops the lock
 
 
-# -- the worker side ------------------------------------------------------------------------
-
-
-def run_harness(job: Job, progress: Callable[[str], None]) -> dict:
-    """The real job: parse the entry again and measure it with the pycuda harness."""
-    from glossary.entries.model import parse_entry
-    from measure import harness
-
-    entry = parse_entry(Path(job.entry_path), Path(job.entries_dir))
-    if entry.meta.measure is None:
-        raise harness.MeasurementError(f"{job.slug}: the entry has no measure spec any more")
-    result = harness.measure_entry(entry.slug, entry.folder, entry.meta.measure, job.fingerprint,
-                                   progress=progress)
-    expected_bus = os.environ.get("GLOSSARY_WORKER_PCI_BUS_ID") or None
-    got_bus = result["environment"].get("pci_bus_id")
-    if result["device"] != job.device or (expected_bus and got_bus and got_bus.lower() != expected_bus.lower()):
-        raise harness.MeasurementError(
-            f"{job.slug}: measured on {result['device']} at {got_bus}, but the job was for {job.device} at "
-            f"{expected_bus} (CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES')}): the worker "
-            f"was bound to the wrong GPU, so nothing was recorded")
-    return result
-
-
-def _resolve(target: str) -> Callable[[Job, Callable[[str], None]], dict]:
-    module, _, name = target.partition(":")
-    return getattr(importlib.import_module(module), name)
-
-
-def worker_main(target: str) -> None:
-    """A worker's loop: read jobs from stdin, measure, answer on the protocol channel."""
-    channel = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
-    os.dup2(2, 1)  # anything printed from here on, by Python or C, lands on stderr
-    sys.stdout = sys.stderr
-
-    def send(**message: Any) -> None:
-        channel.write(json.dumps(message) + "\n")
-        channel.flush()
-
-    fn = _resolve(target)
-    send(event="ready", pid=os.getpid())
-    for line in sys.stdin:
-        job = Job(**json.loads(line))
-        started = time.monotonic()
-        try:
-            result = fn(job, lambda text: send(event="progress", line=str(text)))
-        except Exception as err:  # failures are data: report and take the next job
-            send(event="done", slug=job.slug, error=str(err) or type(err).__name__,
-                 seconds=time.monotonic() - started)
-            continue
-        send(event="done", slug=job.slug, result=result, seconds=time.monotonic() - started)
-
-
 # -- the parent side ------------------------------------------------------------------------
 
 
@@ -313,7 +260,7 @@ class Pool:
         env = dict(os.environ, CUDA_VISIBLE_DEVICES=visible_device(gpu["index"], os.environ),
                    GLOSSARY_WORKER_PCI_BUS_ID=str(gpu.get("pci_bus_id") or ""), PYTHONUNBUFFERED="1")
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-        proc = subprocess.Popen([sys.executable, "-m", "glossary.measuring.pool", "--worker", self.target],
+        proc = subprocess.Popen([sys.executable, "-m", "glossary.measuring.worker", "--worker", self.target],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True, env=env, start_new_session=True)
         worker = _Worker(gpu, proc)
@@ -409,9 +356,3 @@ class Pool:
             if can_serve(worker.gpu) and any(j.device == worker.gpu["device"] for j in pending):
                 workers[index] = self._spawn(worker.gpu)
 
-
-if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--worker":
-        worker_main(sys.argv[2])
-    else:
-        sys.exit("usage: python -m glossary.pool --worker module:function")

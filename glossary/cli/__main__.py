@@ -1,0 +1,5 @@
+"""python -m glossary.cli"""
+
+from glossary.cli import main
+
+main()

@@ -1,0 +1,141 @@
+"""Authoring commands: `glossary new`, `check`, `status` and `schema`."""
+
+from __future__ import annotations
+
+import json
+
+import click
+from rich.markup import escape
+from rich.table import Table
+
+from glossary import checks
+from glossary.cli.common import Problems, cli, console, entries_dir_of, usage
+from glossary.entries import scaffold
+from glossary.entries.model import front_matter_schema
+
+
+@cli.command()
+@click.argument("term")
+@click.pass_context
+def new(ctx: click.Context, term: str) -> None:
+    """Scaffold an entry for TERM: the page, a kernel stub, a reference stub and a spec skeleton."""
+    entries_dir = entries_dir_of(ctx)
+    if not entries_dir.is_dir():
+        raise click.UsageError(f"no entries folder at {entries_dir}; run from the repository root or pass "
+                               f"--entries DIR", ctx=ctx)
+    if not scaffold.slugify(term):
+        raise click.UsageError(f"cannot make a file name from {' '.join(term.split())!r}; use letters or digits",
+                               ctx=ctx)
+    try:
+        page, kernel, reference = scaffold.create(entries_dir, term)
+    except scaffold.ScaffoldError as err:
+        raise Problems(str(err)) from None
+    out = console()
+    out.print(f"Created {escape(str(page))}, {escape(str(kernel))} and {escape(str(reference))}.")
+    out.print("Next: write the summary and body, put your name in `author:`, shape the `measure:` spec, "
+              f"then run `glossary check {page.stem}`. See docs/maintainers/writing-an-entry.md.")
+
+
+# -- check --------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("entries", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--strict", is_flag=True, help="Warnings fail too, as in `mkdocs build --strict`.")
+@click.option("--drafts-ok", is_flag=True,
+              help="Publish-gate refusals (no reviewer yet, a stale review, no current result, scaffold "
+                   "text, a failing claim, an unsigned result) are reported but do not fail: for pre-commit, "
+                   "where drafts are normal.")
+@click.pass_context
+def check(ctx: click.Context, entries: tuple[str, ...], as_json: bool, strict: bool, drafts_ok: bool) -> None:
+    """Check the schema, links, publish gate, stale results, stale reviews and unbound figures of ENTRIES.
+
+    Without ENTRIES, every entry.  Exits 1 when something blocks publishing.
+    """
+    entries_dir = entries_dir_of(ctx)
+    try:
+        only = checks.resolve_slugs(entries_dir, entries) if entries else None
+        reports, general = checks.inspect(entries_dir, only)
+    except checks.CheckError as err:
+        raise usage(ctx, err) from None
+    problems = [p for r in reports for p in r.problems] + general
+    failing = [p for p in problems if (p.severity == "error" or strict) and not (drafts_ok and p.refusal)]
+    if as_json:
+        click.echo(json.dumps({
+            "ok": not failing,
+            "errors": sum(p.severity == "error" for p in problems),
+            "warnings": sum(p.severity == "warning" for p in problems),
+            "entries": [{"slug": r.slug, "path": str(r.path), "publishable": r.publishable,
+                         "problems": [p.to_json() for p in r.problems]} for r in reports],
+            "general": [p.to_json() for p in general],
+        }, indent=2))
+    else:
+        _print_check(reports, general, failing)
+    if failing:
+        ctx.exit(1)
+
+
+def _print_check(reports: list[checks.EntryReport], general: list[checks.Problem],
+                 failing: list[checks.Problem]) -> None:
+    out = console()
+    style = {"error": "bold red", "warning": "yellow"}
+    for report in reports:
+        state = "[green]publishable[/]" if report.publishable else "[red]refused[/]"
+        out.print(f"[bold]{escape(report.slug)}[/] ({escape(str(report.path))}): {state}")
+        for p in report.problems:
+            out.print(f"  [{style[p.severity]}]{p.severity:7}[/] {p.check:8} {escape(p.message)}")
+    for p in general:
+        out.print(f"[{style[p.severity]}]{p.severity}[/] {p.check}: {escape(p.message)}")
+    errors = sum(len(r.errors) for r in reports) + sum(p.severity == "error" for p in general)
+    warnings = sum(len(r.warnings) for r in reports) + sum(p.severity == "warning" for p in general)
+    publishable = sum(r.publishable for r in reports)
+    verdict = "[red]FAILED[/]" if failing else "[green]OK[/]"
+    out.print(f"{verdict}: {len(reports)} entr{'y' if len(reports) == 1 else 'ies'}, {publishable} publishable; "
+              f"{errors} error(s), {warnings} warning(s).")
+
+
+# -- status -------------------------------------------------------------------------
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
+@click.pass_context
+def status(ctx: click.Context, as_json: bool) -> None:
+    """One row per entry: publishable or why not, devices with capture dates, stale flags.
+
+    Exits 1 when some entry would not be published.
+    """
+    try:
+        reports, _ = checks.inspect(entries_dir_of(ctx), lint=False)
+    except checks.CheckError as err:
+        raise usage(ctx, err) from None
+    rows = [checks.status_row(r) for r in reports]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+    else:
+        table = Table("entry", "publishable", "devices (captured)", "stale", "review")
+        for row in rows:
+            why = "yes" if row["publishable"] else "no: " + "; ".join(row["why_not"])
+            devices = ", ".join(f"{d['gpu']} ({d['captured_on']}, {d['attestation']})"
+                                for d in row["devices"]) or "–"
+            stale = ", ".join(k for k in ("results", "review") if row[f"stale_{k}"]) or "–"
+            rv = row["review"]
+            signed = (f"{rv['reviewer']} {rv['reviewed_on']} {rv['status']}"
+                      f"{' ' + rv['fingerprint'] if rv['fingerprint'] else ''}") if rv["reviewer"] else "–"
+            table.add_row(*(escape(str(c)) for c in (row["slug"], why, devices, stale, signed)))
+        console().print(table)
+    if not all(row["publishable"] for row in rows):
+        ctx.exit(1)
+
+
+# -- sign ---------------------------------------------------------------------------
+
+
+# -- schema -------------------------------------------------------------------------
+
+
+@cli.command()
+def schema() -> None:
+    """Print the JSON Schema of the front-matter (glossary schema > schema/entry.schema.json)."""
+    click.echo(json.dumps(front_matter_schema(), indent=2))

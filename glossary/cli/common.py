@@ -1,0 +1,58 @@
+"""What every command shares: the group, exit codes, the console, the entries folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from glossary.entries.model import EntryError, load_entries
+
+
+class Problems(click.ClickException):
+    """Problems found: exit status 1, message on stderr."""
+
+    exit_code = 1
+
+
+def console() -> Console:
+    """Where the commands print: no highlighting, long lines kept whole."""
+    return Console(highlight=False, soft_wrap=True)
+
+
+def entries_dir_of(ctx: click.Context) -> Path:
+    """The --entries folder."""
+    return ctx.obj["entries"]
+
+
+def usage(ctx: click.Context, err: Exception) -> click.UsageError:
+    """A usage error (exit status 2) with the message of ``err``."""
+    return click.UsageError(str(err), ctx=ctx)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--entries", "entries_dir", default="entries", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path), help="The folder of entry files.")
+@click.pass_context
+def cli(ctx: click.Context, entries_dir: Path) -> None:
+    """Write, check, measure, review and sign verified glossary entries."""
+    ctx.obj = {"entries": entries_dir}
+
+
+def main() -> None:
+    """Entry point of the `glossary` script."""
+    cli(prog_name="glossary")
+
+
+def load_all(entries_dir: Path):
+    """Every entry, or Problems listing each malformed one."""
+    if not entries_dir.is_dir():
+        raise click.UsageError(f"no entries folder at {entries_dir}; run from the repository root or pass "
+                               f"--entries DIR")
+    try:
+        return load_entries(entries_dir)
+    except EntryError as err:
+        count = len(getattr(err, "errors", [err]))
+        which = "this entry" if count == 1 else f"these {count} entries"
+        raise Problems(f"{err}\nFix {which} first (`glossary check` lists every problem).") from None

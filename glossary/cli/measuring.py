@@ -1,0 +1,92 @@
+"""`glossary measure`: measure entries on this machine's GPUs, with progress."""
+
+from __future__ import annotations
+
+import logging
+
+import click
+from rich.logging import RichHandler
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from glossary import checks
+from glossary.cli.common import Problems, cli, console, entries_dir_of, load_all, usage
+from glossary.measuring import plan, pool
+
+
+# -- measure ------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("entries", nargs=-1)
+@click.option("--all", "everything", is_flag=True, help="Re-measure even results that are current.")
+@click.option("--gpus", default="all", show_default=True,
+              help="GPUs to measure on, one worker process each: all, a count (2) or indices (0,2).")
+@click.option("--shard", metavar="I/N", default=None,
+              help="Measure only shard I of N (1-based): every node of a fleet runs one shard.")
+@click.option("--deadline", type=click.FloatRange(min=1), default=pool.DEFAULT_DEADLINE_S, show_default=True,
+              help="Seconds one entry may take before its process is killed and the entry is reported.")
+@click.pass_context
+def measure(ctx: click.Context, entries: tuple[str, ...], everything: bool, gpus: str, shard: str | None,
+            deadline: float) -> None:
+    """Measure ENTRIES (default: every entry with a spec) on this machine's GPUs.
+
+    Only missing, failed or stale results are measured, unless --all. Each GPU
+    runs a worker process that takes entries from one queue; a failure is
+    recorded beside the last good result. Exits 1 when there is no GPU here or
+    a measurement fails.
+    """
+    entries_dir = entries_dir_of(ctx)
+    try:
+        slugs = checks.resolve_slugs(entries_dir, entries) if entries else None
+        shard_of = pool.parse_shard(shard) if shard else None
+    except (checks.CheckError, pool.PoolError) as err:
+        raise usage(ctx, err) from None
+    loaded = load_all(entries_dir)
+    chosen = [e for s, e in loaded.items() if slugs is None or s in slugs]
+    available, why = plan.available_gpus()
+    if not available:
+        raise Problems(f"no GPU to measure on here: {why}. Run `glossary measure` on the verification node "
+                       f"(a machine with a CUDA GPU and pycuda: pip install -e '.[gpu]').")
+    try:
+        gpu_list = pool.select_gpus(gpus, available)
+    except pool.PoolError as err:
+        raise usage(ctx, err) from None
+    # Planned here for the message and the progress bar's total; measure_entries plans again once it
+    # holds the GPUs, so results another run recorded meanwhile are not measured twice.
+    jobs = plan.plan(chosen, gpu_list, only_stale=not everything, shard=shard_of)
+    models = " and ".join(dict.fromkeys(g["name"] for g in gpu_list))
+    out = console()
+    if not jobs:
+        where = f" in shard {shard}" if shard else ""
+        out.print(f"Nothing to measure{where}: every chosen entry's results for {escape(models)} are current.")
+        return
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())
+    with Progress(*columns, console=out, transient=False) as progress:
+        log = logging.getLogger("glossary.cli.measure")
+        log.propagate = False
+        log.handlers[:] = [RichHandler(console=progress.console, show_path=False)]
+        log.setLevel(logging.INFO)
+        overall = progress.add_task(f"{len(jobs)} job(s) on {len(gpu_list)} GPU(s)", total=len(jobs))
+        lanes = {f"GPU {g['index']}": progress.add_task(f"GPU {g['index']} ({escape(g['name'])}): starting",
+                                                        total=None) for g in gpu_list}
+
+        def say(who: str, line: str) -> None:
+            if who in lanes:
+                progress.update(lanes[who], description=f"{who}: {escape(line)}")
+
+        outcomes = plan.measure_entries(chosen, log, only_stale=not everything, gpus=gpus, shard=shard_of,
+                                             deadline_s=deadline, available=available, say=say,
+                                             on_done=lambda outcome: progress.advance(overall))
+        for lane in lanes.values():
+            progress.update(lane, total=1, completed=1)
+    failed = [o for o in outcomes if not o.ok]
+    for outcome in failed:
+        out.print(f"[red]failed[/] {escape(outcome.job.slug)} on {outcome.job.device}: {escape(outcome.error)}")
+    devices = list(dict.fromkeys(o.job.device for o in outcomes))
+    names = devices[0] if len(devices) == 1 else "{" + ",".join(devices) + "}"
+    out.print(f"{len(outcomes) - len(failed)} of {len(outcomes)} measured on {escape(models)}; results are in "
+              f"{escape(str(entries_dir))}/<slug>/results/{names}.json. Commit them.")
+    if failed:
+        ctx.exit(1)
