@@ -1,0 +1,140 @@
+"""Collect: the page model of an entry (entry + results + verdicts), and the context its template sees.
+
+Templates receive only what is built here: plain values, already derived and formatted, so a
+template never does arithmetic on measurements.  The files these values point at (plots, tag
+pages, kernels) are made by ``glossary.site.sitefiles`` from the same functions, so a link and
+its target agree.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from glossary.entries import lessons
+from glossary.entries.model import Entry, sha256
+from glossary.figures.views import DeviceView
+from glossary.site import plots, tags
+from glossary.verdicts import claims
+from glossary.verdicts.assess import Assessment
+from glossary.verdicts.gate import Verdict, is_real_name
+from glossary.verdicts.review import short_fingerprint
+
+
+@dataclass(frozen=True)
+class PageModel:
+    """Everything an entry page shows."""
+
+    entry: Entry
+    verdict: Verdict
+    devices: tuple[DeviceView, ...]
+    related: tuple[Entry, ...]  # only entries that will be on the site
+    preview: bool
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    body: str | None = None  # the body with bound figures rendered; None: the raw body
+    claims: tuple = ()  # glossary.claims.ClaimVerdict, every device and size
+    figure_problems: tuple[str, ...] = ()  # bound figures that found no data
+    review_key: str | None = None  # the reviewer's key id, where a signed review verified
+
+    @classmethod
+    def of(cls, judged: Assessment, related: tuple[Entry, ...], preview: bool) -> "PageModel":
+        """The page of an assessed entry; ``related`` are the related entries the site shows."""
+        measured = judged.measured
+        return cls(entry=judged.entry, verdict=judged.verdict, devices=measured.devices, related=related,
+                   preview=preview, body=measured.body, claims=measured.claims,
+                   figure_problems=measured.figure_problems, review_key=judged.review_key)
+
+
+def _name_or_pending(name: str | None) -> str:
+    return name.strip() if is_real_name(name) else "pending"
+
+
+def _date_or_pending(value: Any) -> str:
+    return value.isoformat() if value is not None else "pending"
+
+
+def device_label(view) -> str:
+    """A device as the index and byline name it: imported figures are labelled wherever they appear."""
+    return f"{view.gpu} (imported)" if view.provenance == "imported" else view.gpu
+
+
+def entry_context(model: PageModel, catalog: dict[int, lessons.CatalogLesson],
+                  by_day: dict[int, list[dict]] | None = None) -> dict:
+    """The plain values the entry template sees: the one place a page's context is put together."""
+    entry = model.entry
+    meta = entry.meta
+    devices_line = ", ".join(f"{device_label(d)} on {d.captured_on}" for d in model.devices if d.status == "ok")
+    any_counted = any(r.counted_bytes_per_elem is not None
+                      for d in model.devices for s in d.sizes for r in s.rows)
+    any_flops = any(r.gflops is not None for d in model.devices for s in d.sizes for r in s.rows)
+    return {
+        "page": {
+            "title": meta.title,
+            "summary": meta.summary.strip(),
+            "body": (entry.body if model.body is None else model.body).strip() + "\n",
+            "draft": not model.verdict.publishable,
+            "missing": list(model.verdict.missing),
+            "has_spec": meta.measure is not None,
+            "devices": list(model.devices),
+            "claims": _claims_by_device(model),
+            "related": [{"slug": r.slug, "title": r.title, "summary": r.meta.summary.strip()}
+                        for r in model.related],
+            "lessons": lessons.resolve(list(meta.lessons), catalog, by_day, entry.slug),
+            "sources": list(meta.sources),
+            "byline": {
+                "author": _name_or_pending(meta.author),
+                "reviewer": _name_or_pending(meta.reviewer),
+                "written_on": _date_or_pending(meta.written_on),
+                "reviewed_on": _date_or_pending(meta.reviewed_on),
+                "measured": devices_line,
+                # published with a fingerprint means the gate found it matches what is shown
+                "signed": model.verdict.publishable and bool(meta.review_fingerprint),
+                "fingerprint": short_fingerprint(meta.review_fingerprint) if meta.review_fingerprint else "",
+                "key": model.review_key or "",
+            },
+            "slug": entry.slug,
+            "tags": [{"name": t, "path": tags.tag_path(t)} for t in meta.tags],
+            "plots": {d.key: {"path": plot_path(entry.slug, d.key), "alt": plots.alt_text(d)}
+                      for d in model.devices if plots.has_plot(d)},
+            "kernels": kernel_sources(model),
+        },
+        "counted": any_counted,
+        "gflops": any_flops,
+    }
+
+
+def _claims_by_device(model: PageModel) -> dict[str, list[claims.ClaimSummary]]:
+    keys = {d.gpu: d.key for d in model.devices}
+    by_device: dict[str, list] = {}
+    for verdict in model.claims:
+        by_device.setdefault(keys.get(verdict.device, verdict.device), []).append(verdict)
+    return {key: claims.summarize(verdicts) for key, verdicts in by_device.items()}
+
+
+def plot_path(slug: str, device_key: str) -> str:
+    """Docs-relative path of a device's plot."""
+    return f"{slug}/plots/{device_key}.svg"
+
+
+def kernel_sources(model: PageModel) -> list[dict]:
+    """The measured CUDA sources: name, docs-relative path, sha256, code and a safe fence."""
+    spec = model.entry.meta.measure
+    if spec is None:
+        return []
+    out = []
+    for name in spec.sources:
+        data = model.entry.kernel_files.get(name)
+        if data is None:
+            continue
+        code = data.decode("utf-8", errors="replace").rstrip("\n")
+        longest = max((len(m) for m in re.findall(r"`{3,}|~{3,}", code)), default=0)
+        out.append({
+            "name": name,
+            "path": f"{model.entry.slug}/{name}",
+            "sha256": sha256(data),
+            "code": code,
+            "fence": "`" * max(3, longest + 1),
+            "lang": "cuda" if name.endswith((".cu", ".cuh")) else "cpp",
+        })
+    return out
