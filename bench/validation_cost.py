@@ -12,7 +12,7 @@ Times, in one run and on the same inputs,
        files also straight from the file's bytes (``model_validate_json``).
 
 The pydantic models are a full mirror, not a subset: ``pydantic_mirror`` derives one model per
-dataclass of ``measure.results.Result`` (21 records) and of ``glossary.model.FrontMatter`` (with
+dataclass of ``measure.results.Result`` (21 records) and of ``glossary.entries.model.FrontMatter`` (with
 ``measure.spec.MeasureSpec``: 10 records), field by field from the dataclasses themselves, so the two
 sides cannot drift: same field names, types, defaults and required keys; the numeric bounds of
 results.py (``above`` / ``at_least``, every number finite) as pydantic constraints (checked in
@@ -437,7 +437,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Python {sys.version.split()[0]} ({sys.executable}); pydantic "
           + (f"{pydantic.VERSION}, pydantic-core {__import__('pydantic_core').__version__}" if have else "NOT INSTALLED in this interpreter: typed.py figures only"))
 
-    print(f"code under test: {Path(typed.__file__).parent.parent} (measure.typed, measure.results, glossary.model)")
+    print(f"code under test: {Path(typed.__file__).parent.parent} (measure.typed, measure.results, glossary.entries.model)")
     docs = committed()
     t = time.perf_counter()
     fronts, syn_results, syn_raws = synthetic(n_syn)
@@ -522,7 +522,7 @@ def main(argv: list[str] | None = None) -> int:
           "cumulative of the modules added) ==")
     build_imports = "import glossary.build, mkdocs.commands.build"
     costs = [("import measure.typed", "import measure.typed", "pass"),
-             ("import measure.results, glossary.model (typed models)", "import measure.results, glossary.model",
+             ("import measure.results, glossary.entries.model (typed models)", "import measure.results, glossary.entries.model",
               "pass")]
     if have:
         costs += [("import pydantic (the lazy package only)", "import pydantic", "pass"),

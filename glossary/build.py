@@ -178,7 +178,7 @@ class GlossaryBuild:
     # -- after the build -------------------------------------------------------
 
     def leak_check(self, site_dir: Path) -> list[str]:
-        """Where site_dir carries a refused entry's own traces (``glossary.leaks``); empty when none leaked."""
+        """Where site_dir carries a refused entry's own traces (``glossary.site.leaks``); empty when none leaked."""
         if self.settings.preview or not self.refused:
             return []
         return leaks.find(site_dir, self.refused, [m.entry for m in self.shown_models()])

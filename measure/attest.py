@@ -12,7 +12,7 @@ them, and the cryptography is the ``cryptography`` package's, never our own:
   (``ssh-ed25519 AAAA...``) and key ids are their SHA-256 fingerprints as
   ``ssh-keygen -l`` prints them (``SHA256:...``), so a person can use the
   Ed25519 key they already have for SSH and git, and the repository lists keys
-  in git's allowed-signers layout (``glossary.trust``).
+  in git's allowed-signers layout (``glossary.verdicts.trust``).
 
 What a result statement binds: its subject is the result itself
 (``<slug>@<device>``, with the SHA-256 of the result's canonical JSON without

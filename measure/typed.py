@@ -198,6 +198,8 @@ def _convert_dataclass(cls: Any, value: Any, key: str) -> Any:
         elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
             raise SchemaError(_join(key, name), f"required key is missing (expected {_type_name(hints[name])})")
     obj = cls(**kwargs)
+    if getattr(cls, "KEEP_SOURCE", False):  # the record keeps the data it was read from (a frozen dataclass)
+        object.__setattr__(obj, "_source", value)
     check = getattr(obj, "validate", None)
     if check is not None:
         try:

@@ -58,7 +58,7 @@ def hostile(label: str, i: int = 0, limit: int | None = None, first: int = 0) ->
     return text
 
 
-TITLE = 120  # glossary.model: MAX_TITLE_CHARS, MAX_ABBREVIATION_CHARS
+TITLE = 120  # glossary.entries.model: MAX_TITLE_CHARS, MAX_ABBREVIATION_CHARS
 ABBREVIATION = 60
 
 
@@ -74,7 +74,7 @@ def front_matter(author: str, reviewer: str) -> dict:
     return {
         "title": hostile("Title", 0, TITLE),
         "summary": hostile("Summary", 1),
-        # Tags are words of letters and digits (glossary.model.TAG_RE): no markup gets that far.
+        # Tags are words of letters and digits (glossary.entries.model.TAG_RE): no markup gets that far.
         "tags": ["markup", "every field"],
         # One payload each (an abbreviation is short), so that together they hold all of them.
         "abbreviations": ["xssterm", "back\\slash term",

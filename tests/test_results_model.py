@@ -10,14 +10,12 @@ from __future__ import annotations
 import json
 import os
 import time
-import types
 from pathlib import Path
 
 import pytest
 
 from conftest import ROOT, mkdocs, write_project
-from glossary.measuring import plan
-from measure import results, store
+from measure import harness, results, store
 
 COMMITTED = sorted((ROOT / "entries").glob("*/results/*.json"))
 H200 = ROOT / "entries" / "kernel-fusion" / "results" / "nvidia-h200.json"
@@ -227,9 +225,9 @@ def test_record_success_and_record_failure_write_files_that_load(tmp_path):
     path = store.record_success(folder, measured)
     fused = measured["sizes"][0]["variants"]["fused"]
     assert store.load_file(path).sizes[0].variants["fused"].stats.n == len(fused["samples_ms"])
-    # the failure record is the one glossary.measuring builds (its producer, called directly)
-    failure = plan._failure(types.SimpleNamespace(slug="kernel-fusion"), "nvidia-h200", "NVIDIA H200",
-                                 "sha256:new", "kernel-fusion: output y is wrong in 3 of 1024 elements")
+    # the failure record is the one measure.harness builds (its producer, called directly)
+    failure = harness.failure_record("kernel-fusion", "nvidia-h200", "NVIDIA H200", "sha256:new",
+                                     "kernel-fusion: output y is wrong in 3 of 1024 elements")
     store.record_failure(folder, failure)
     kept = store.load_file(path)
     assert kept.status == "ok" and kept.last_failure.error.endswith("1024 elements")

@@ -144,7 +144,7 @@ class DeviceView:
     last_failure: Failure | None
     l2_bytes: int | None
     path: Path | None = None
-    # Who vouches for these figures (glossary.trust): "verified" (a trusted node signed them),
+    # Who vouches for these figures (glossary.verdicts.trust): "verified" (a trusted node signed them),
     # "unverified" (a signature is missing, invalid or by an untrusted key), "imported" (figures
     # from elsewhere, not measured by a trusted node) or "unsigned" (trust: names).
     attestation: str = "unsigned"

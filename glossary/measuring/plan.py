@@ -112,6 +112,7 @@ def _measure(entries: list[Entry], log: logging.Logger, chosen: list[dict], *, o
     by_slug = {e.slug: e for e in entries}
     gpu_names = {g["index"]: g["name"] for g in chosen}
     signer = node_signer(log)
+    from measure.harness import failure_record  # the producer's own record; never built here
 
     def record(outcome: pool.Outcome) -> None:
         entry, job = by_slug[outcome.job.slug], outcome.job
@@ -123,7 +124,7 @@ def _measure(entries: list[Entry], log: logging.Logger, chosen: list[dict], *, o
                      f", signed by node key {signer.public.keyid}" if signer else ", unsigned")
         else:
             gpu = gpu_names.get(outcome.gpu, job.device)
-            failure = _failure(entry, job.device, gpu, job.fingerprint, outcome.error)
+            failure = failure_record(entry.slug, job.device, gpu, job.fingerprint, outcome.error)
             if signer:
                 failure = attest.sign_failure(entry.slug, job.device, failure, signer)
             store.record_failure(entry.folder, failure)
@@ -162,9 +163,3 @@ def headline(error: str) -> str:
     lines = error.strip().splitlines() or [""]
     detail = next((line.strip() for line in lines[1:] if "error" in line.lower()), "")
     return f"{lines[0]} {detail}".strip()
-
-
-def _failure(entry: Entry, device: str, gpu: str, fingerprint: str | None, error: str) -> dict:
-    from measure.harness import failure_record
-
-    return failure_record(entry.slug, device, gpu, fingerprint, error)

@@ -1,7 +1,7 @@
 """Export: the shown entries, their definitions and their results as ``glossary.json``.
 
 Pure: page models go in, plain data comes out.  Every number is the one the
-pages show, derived by ``glossary.pages`` from the recorded results; nothing
+pages show, derived by ``glossary.figures.views`` from the recorded results; nothing
 belonging to an entry that is not shown is ever passed in.
 """
 
@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 import json
 
 from glossary.figures.views import DeviceView, SizeView
-from measure import results
 
 if TYPE_CHECKING:  # the page model imports this module; its type is for reading only
     from glossary.site.page import PageModel
@@ -77,7 +76,7 @@ def _device(view: DeviceView) -> dict:
         "stale": view.stale,
         "captured_on": view.captured_on or None,
         "statistic": view.method.statistic if view.method else None,
-        "environment": results.plain(view.environment),
+        "environment": view.environment.plain(),
         "error": view.error,
         "sizes": [_size(s) for s in view.sizes],
     }

@@ -33,7 +33,7 @@ class PageModel:
     preview: bool
     notes: tuple[str, ...] = field(default_factory=tuple)
     body: str | None = None  # the body with bound figures rendered; None: the raw body
-    claims: tuple = ()  # glossary.claims.ClaimVerdict, every device and size
+    claims: tuple = ()  # glossary.verdicts.claims.ClaimVerdict, every device and size
     figure_problems: tuple[str, ...] = ()  # bound figures that found no data
     review_key: str | None = None  # the reviewer's key id, where a signed review verified
 

@@ -1,4 +1,4 @@
-"""Plots: one device's results as an SVG, drawn at build time with ``glossary.svgplot``.
+"""Plots: one device's results as an SVG, drawn at build time with ``glossary.site.svgplot``.
 
 Pure: a ``DeviceView`` goes in, SVG bytes come out, the same bytes every time.
 This module decides what each panel shows; ``svgplot`` only draws.

@@ -52,7 +52,7 @@ class Safe(str):
 
 def verbatim(markdown: str) -> Safe:
     """Mark Markdown that goes through unescaped.  Only the entry body, which the author wrote as
-    Markdown and ``glossary.bind`` rendered, is marked so; everything else goes through a filter."""
+    Markdown and ``glossary.figures.bind`` rendered, is marked so; everything else goes through a filter."""
     return Safe(markdown)
 
 
@@ -218,7 +218,7 @@ def render_entry(env: SandboxedEnvironment, model: PageModel, hidden: set[str] =
     ``catalog`` and ``by_day`` resolve the entry's lessons (``glossary.entries.lessons.resolve``).
     """
     context = page.entry_context(model, catalog or {}, by_day)
-    # The one value printed as it is: the author's Markdown, its figures rendered by glossary.bind.
+    # The one value printed as it is: the author's Markdown, its figures rendered by glossary.figures.bind.
     context["page"]["body"] = verbatim(unlink(context["page"]["body"], hidden))
     return _tidy(env.get_template("entry.md.j2").render(context))
 

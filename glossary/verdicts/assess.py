@@ -4,8 +4,8 @@ The build and `glossary check` / `status` call ``assess`` and nothing else, so
 the reasons a build logs for a refused entry are the reasons `check` prints, in
 the same words.  The gate checks content as well as names:
 
-- a named author and a different named reviewer (``glossary.gate``);
-- a review that is current over what the page shows (``glossary.review``);
+- a named author and a different named reviewer (``glossary.verdicts.gate``);
+- a review that is current over what the page shows (``glossary.verdicts.review``);
 - no scaffold text left (the ``TODO`` lines `glossary new` writes);
 - for an entry with a measurement spec, a current result measured by the
   harness on at least one device (imported figures alone do not publish);
@@ -13,7 +13,7 @@ the same words.  The gate checks content as well as names:
 - every claim holds, unless the entry declares its expected failure with a
   reason (``measure.claims[i].expected_failure``), which the reviewer signs and
   the page shows beside the verdict;
-- under ``trust: signed`` (``glossary.trust``), every measured result the page
+- under ``trust: signed`` (``glossary.verdicts.trust``), every measured result the page
   shows carries a trusted node's signature, and the review carries the
   reviewer's, by a key listed under the reviewer's name and not the author's.
 

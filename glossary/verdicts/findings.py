@@ -1,6 +1,6 @@
 """What the recorded results give an entry's page: device views, bound figures and claim verdicts.
 
-``glossary.assess`` turns these into the reasons and warnings that the build and
+``glossary.verdicts.assess`` turns these into the reasons and warnings that the build and
 `glossary check` share."""
 
 from __future__ import annotations

@@ -81,7 +81,7 @@ def _part(name: str, data: bytes) -> str:
 def compute_review_fingerprint(entry: Entry, results: dict[str, Result], catalog: dict | None = None) -> str:
     """The compound fingerprint of what a reviewer of ``entry`` sees, with these recorded results.
 
-    ``catalog`` is the lesson catalogue (``glossary.lessons``): the titles and links it gives the
+    ``catalog`` is the lesson catalogue (``glossary.entries.lessons``): the titles and links it gives the
     entry's lesson days are shown on the page, so they are part of what the reviewer signs.
     """
     front = {k: v for k, v in entry.raw_meta.items() if k not in UNSIGNED_KEYS}

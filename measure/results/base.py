@@ -67,6 +67,14 @@ def _check_number(key: str, value: Any, bound: tuple[str, float] | None) -> None
 class Record:
     """Checks shared by every record: numbers finite and within bounds, then the record's own rules."""
 
+    KEEP_SOURCE = True  # measure.typed.load keeps the JSON data each record was read from
+
+    def plain(self) -> Any:
+        """The JSON data this record was read from, as written (key order included); for a record
+        built in code, its fields as plain data, None left out (as the harness writes them)."""
+        source = getattr(self, "_source", None)
+        return source if source is not None else to_plain(self)
+
     def validate(self) -> None:  # called by measure.typed.load once the fields are converted
         for f in dataclasses.fields(self):  # type: ignore[arg-type]
             _check_number(f.name, getattr(self, f.name), f.metadata.get("bound"))
@@ -88,3 +96,15 @@ def timestamp(key: str, text: str) -> None:
     except ValueError:
         raise SchemaError(key, f"expected a date or an ISO-8601 time (2026-11-29T12:06:48Z), "
                                f"found {text!r}") from None
+
+
+def to_plain(value: Any) -> Any:
+    """A record (or a list or mapping of them) as plain JSON data, None-valued keys left out."""
+    if dataclasses.is_dataclass(value):
+        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if getattr(value, f.name) is not None}
+    if isinstance(value, dict):
+        return {k: to_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    return value

@@ -23,7 +23,6 @@ records name each key the harness writes; a signature is a DSSE envelope of fixe
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -141,7 +140,7 @@ class Envelope(Record):
 
 @dataclass(frozen=True)
 class FailureEnvironment(Record):
-    """The GPU a failed attempt ran on, and when (glossary.measuring's failure record)."""
+    """The GPU a failed attempt ran on, and when (``measure.harness.failure``'s failure record)."""
 
     gpu: str | None = field("the GPU's name", default=None)
     captured_at: str | None = field("when: an ISO-8601 date or UTC time", default=None)
@@ -156,7 +155,7 @@ class FailureEnvironment(Record):
 
 @dataclass(frozen=True)
 class Failure(Record):
-    """A failed measurement (glossary.measuring's failure record): kept beside good figures as
+    """A failed measurement (``measure.harness.failure``'s failure record): kept beside good figures as
     ``last_failure``, never over them."""
 
     error: str = field("what went wrong")
@@ -192,10 +191,6 @@ class Result(Record):
     last_failure: Failure | None = field("the latest failed attempt, kept beside good figures", default=None)
     signature: Envelope | None = field(
         "the measuring node's signature over everything but itself and last_failure", default=None)
-
-    def plain(self) -> dict:
-        """The JSON data this result was read from (``parse``), or else its fields as plain data."""
-        return getattr(self, "_plain", None) or plain(self)
 
     @property
     def ok(self) -> bool:
@@ -244,20 +239,6 @@ class Result(Record):
 def parse(data: Any, key: str = "") -> Result:
     """The typed result from plain JSON data; raises measure.typed.SchemaError naming the key.
 
-    The result keeps the data it was read from (``Result.plain``): a signature covers the bytes
+    Every record keeps the data it was read from (``Record.plain``): a signature covers the bytes
     as written, and the site republishes them, so neither is rebuilt from the typed fields."""
-    result = load(Result, data, key)
-    object.__setattr__(result, "_plain", data)
-    return result
-
-
-def plain(record: Any) -> Any:
-    """A record as plain JSON data, keys whose value is None left out (how the harness writes them)."""
-    if dataclasses.is_dataclass(record):
-        return {f.name: plain(getattr(record, f.name)) for f in dataclasses.fields(record)
-                if getattr(record, f.name) is not None}
-    if isinstance(record, dict):
-        return {k: plain(v) for k, v in record.items()}
-    if isinstance(record, (list, tuple)):
-        return [plain(v) for v in record]
-    return record
+    return load(Result, data, key)
