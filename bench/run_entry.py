@@ -19,7 +19,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from measure import harness, stats, store  # noqa: E402
+from measure import harness, results, stats  # noqa: E402
 from measure.spec import MeasureSpec  # noqa: E402
 from measure.typed import load  # noqa: E402
 
@@ -41,35 +41,37 @@ def main() -> int:
     if opts.no_counters:
         spec = dataclasses.replace(spec, counters=False)
     files = {p: (entry_dir / p).read_bytes() for p in [*spec.sources, spec.reference]}
-    fp = store.fingerprint(store.measured_part(data), files)
+    fp = results.measurement_fingerprint(spec, files)
     ok, why = harness.probe_gpu()
     print(f"probe_gpu: {ok} {why}")
-    result = harness.measure_entry(opts.slug, entry_dir, spec, fp)
-    opts.out.write_text(json.dumps(result, indent=1, allow_nan=False) + "\n")
-    env = result["environment"]
-    print(f"\n{env['gpu']} driver {env['driver']} CUDA {env['cuda_driver']} nvcc {env['nvcc']} {env['arch']} "
-          f"L2 {env['l2_bytes']} clocks {env['clocks']} throttled {env['throttled']} {env['throttle_reasons']}")
-    print(f"compile: {env['compile_command']}")
-    print(f"counters: { {k: v for k, v in result['counters'].items() if k != 'command'} }")
-    stat = result["method"]["statistic"]
-    for size in result["sizes"]:
-        floor = size["copy_floor"]
-        print(f"\n{stats.size_label(size['params'])}  working set {size['working_set_bytes'] / 1e6:.0f} MB  "
-              f"copy floor {floor['gbps']:.0f} GB/s (float4 {floor['vector_copy_gbps']:.0f}, "
-              f"dtod {floor['memcpy_dtod_gbps']:.0f})  max rel err {size['check']['max_rel_err']:.2e}")
-        for name, var in size["variants"].items():
-            st = var["stats"]
-            ms = stats.pick(st, stat)
-            bw = stats.gbps(var["bytes_per_elem"] * size["elements"], ms)
-            line = (f"  {name:10s} {stat} {ms:.4f} ms  median {st['median']:.4f}  sd {st['stdev']:.4f}  "
-                    f"{bw:.0f} GB/s ({bw / floor['gbps']:.0%} of floor)")
-            c = var["counters"]
-            if c and "flushed" in c:
-                line += (f"  dram B/elem flushed {c['flushed']['dram_bytes_per_elem']:.2f} "
-                         f"unflushed {c['unflushed']['dram_bytes_per_elem']:.2f} "
-                         f"per kernel {[round(k['bytes_per_elem'], 2) for k in c['flushed']['per_kernel']]}")
+    data = harness.measure_entry(opts.slug, entry_dir, spec, fp)
+    opts.out.write_text(json.dumps(data, indent=1, allow_nan=False) + "\n")
+    result = results.parse(dict(data, format=results.FORMAT))  # read through the model, as the site reads it
+    env = result.environment
+    print(f"\n{env.gpu} driver {env.driver} CUDA {env.cuda_driver} nvcc {env.nvcc} {env.arch} "
+          f"L2 {env.l2_bytes} clocks {env.clocks} throttled {env.throttled} {env.throttle_reasons}")
+    print(f"compile: {env.compile_command}")
+    if result.counters:
+        print(f"counters: {result.counters.status} at {result.counters.size} ({result.counters.reason or ''})")
+    stat = result.method.statistic
+    for size in result.sizes:
+        floor = size.copy_floor
+        print(f"\n{stats.size_label(size.params)}  working set {size.working_set_bytes / 1e6:.0f} MB  "
+              f"copy floor {floor.gbps:.0f} GB/s (float4 {floor.vector_copy_gbps:.0f}, "
+              f"dtod {floor.memcpy_dtod_gbps:.0f})  max rel err {size.check.max_rel_err:.2e}")
+        for name, var in size.variants.items():
+            st = var.stats
+            ms = getattr(st, stat)
+            bw = stats.gbps(var.bytes_per_elem * size.elements, ms)
+            line = (f"  {name:10s} {stat} {ms:.4f} ms  median {st.median:.4f}  sd {st.stdev:.4f}  "
+                    f"{bw:.0f} GB/s ({bw / floor.gbps:.0%} of floor)")
+            c = var.counters
+            if c and c.flushed and c.unflushed:
+                line += (f"  dram B/elem flushed {c.flushed.dram_bytes_per_elem:.2f} "
+                         f"unflushed {c.unflushed.dram_bytes_per_elem:.2f} "
+                         f"per kernel {[round(k.bytes_per_elem, 2) for k in c.flushed.per_kernel or ()]}")
             elif c:
-                line += f"  counters {c}"
+                line += f"  counters: {c.error}"
             print(line)
     return 0
 
