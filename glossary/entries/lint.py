@@ -1,7 +1,7 @@
 """Lint: numerals in an entry's body that look like hand-typed measurements.
 
 Measured figures belong in template expressions bound to recorded results
-(see ``glossary.figures.bind``).  This finds numbers with a measurement's unit (ms,
+(see ``glossary.figures.fig``).  This finds numbers with a measurement's unit (ms,
 µs, GB/s, GFLOP/s, B/elem, bytes per element) and ×-speedups written as
 plain text.  Code blocks, inline code and template expressions are skipped.
 """
@@ -37,7 +37,7 @@ class Finding:
 
     def __str__(self) -> str:
         return (f"{self.path}:{self.line}: '{self.text}' looks like a hand-typed {self.kind} figure; "
-                f"bind it to the results with {{{{ fig... }}}} (see glossary.figures.bind)")
+                f"bind it to the results with {{{{ fig... }}}} (see glossary/figures/fig.py for the figures)")
 
 
 def _mask(body: str) -> str:

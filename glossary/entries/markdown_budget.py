@@ -4,14 +4,15 @@ Python-Markdown, Jinja (the figure templates) and the glossary's own regexes tak
 time or recurse without bound on some bodies, and a body reaches the build and `glossary
 check` before any person reads it.  ``markup_problem`` estimates, in one linear pass and
 without rendering, the work each known scanner would do, and refuses a body past a budget;
-the entry model (``glossary.model.parse_entry``) calls it.
+the entry model (``glossary.entries.model.parse_entry``) calls it.  What each scanner would
+read is estimated in ``glossary.entries.markdown_scans``; the limits and the rules are here.
 """
 
 from __future__ import annotations
 
-import bisect
 import re
-from dataclasses import dataclass
+
+from glossary.entries.markdown_scans import Cost, emphasis, html_cost, link_cost, template_cost, tick_cost
 
 # ---------------------------------------------------------------------------------------------
 # Bounded Markdown.  Python-Markdown, Jinja (the figure templates) and the glossary's own regexes
@@ -36,13 +37,13 @@ MAX_INLINE_SCAN = 1_000_000
 # what the glossary's link regexes read from each '[' to the next ']'.  A few million characters
 # a second in a build; 20 KB of '<a ' is 70 million.
 MAX_HTML_SCAN = 2_000_000
-# Characters glossary.lint's figure scan reads from each '{{', '{%' or '{#' outside fenced code to
+# Characters glossary.entries.lint's figure scan reads from each '{{', '{%' or '{#' outside fenced code to
 # its '}}', '%}' or '#}' (a lazy regex, ~100 million characters a second): 250 KB of '{% ' ran
 # for over two minutes; 500 PTX register lists '{%f2, %f3}' in code spans of a 15 KB body are 8
 # million.
 MAX_TEMPLATE_SCAN = 50_000_000
 # Brackets ( [ { open inside one another, over the whole body: the figure templates' parser
-# (Jinja, glossary.bind) recurses per level and exhausts Python's stack at about 70 ("{{ ((((..."
+# (Jinja, glossary.figures.bind) recurses per level and exhausts Python's stack at about 70 ("{{ ((((..."
 # in 3 KB was a RecursionError); code and prose nest 5 deep or so.
 MAX_BRACKET_NESTING = 32
 # Container markers ('>', '-', '*', '+', '1.') that open a line, and the columns of a line's
@@ -74,56 +75,15 @@ MAX_BODY_HEADINGS = 300
 MAX_BODY_ABBREVIATIONS = 100
 
 _BLOCK = re.compile(r"(?m)(?:^[ \t]*[^ \t\n][^\n]*(?:\n|\Z))+")  # Python-Markdown's blank line: spaces only
-_SQUARE = re.compile(r"[\[\]]")
-_ROUND = re.compile(r"[()]")
-_QUOTE = re.compile(r"[\"']")
-_TICKS = re.compile(r"`+")
-_EMPHASIS = re.compile(r"\*+|_+")
 _PREFIX = re.compile(r"(?m)^(?=[ \t>*+\-\d.)]{16})[ \t]*(?:(?:>|[-+*](?=[ \t])|\d{1,9}[.)](?=[ \t]))[ \t]*)*")
 _MARKER = re.compile(r">|[-+*](?=[ \t])|\d{1,9}[.)](?=[ \t])")
 _ABBREVIATION = re.compile(r"(?m)^[*]\[[^\]\n]*\][ ]?:")
-_HTML_OPEN = re.compile(r"<(?:[A-Za-z]|/|!|\?)")
-_QUOTED_VALUE = re.compile(r"=\s*([\"'])")
-_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
-# What makes an inline element (code spans are counted as backtick runs / 2, emphasis by _emphasis):
+# What makes an inline element (code spans are counted as backtick runs / 2, emphasis by emphasis()):
 # a link's '](' or '][', a tag's '<', an entity, a backslash escape of a character Markdown escapes.
 _ELEMENT = re.compile(r"\]\(|\]\[|<[A-Za-z/!?]|&(?:#\d+|#[xX][\da-fA-F]+|[A-Za-z][A-Za-z\d]*);"
                       r"|\\[\\`*_{}\[\]()>#+\-.!]")
 _HEADING = re.compile(r"(?m)^[ \t>]*(?:#{1,6}(?=[ \t]|$)|(?:=+|-+)[ \t]*$)")
-
-
-@dataclass
-class _Cost:
-    """One scanner's estimated work: characters read so far, and the opener that costs most (the
-    position the message names).  Estimating stops once ``limit`` is passed: the rest is not needed."""
-
-    what: str
-    limit: int
-    advice: str
-    copies: bool = False  # the paragraph-rebuilding estimate, not a scan from openers
-    chars: int = 0
-    worst: int = -1
-    worst_chars: int = -1
-    worst_closed: bool = True
-
-    @property
-    def over(self) -> bool:
-        return self.chars > self.limit
-
-    def add(self, pos: int, chars: int, closed: bool = True) -> None:
-        self.chars += chars
-        if chars > self.worst_chars:
-            self.worst, self.worst_chars, self.worst_closed = pos, chars, closed
-
-    def message(self) -> str:
-        if self.copies:
-            return (f"the paragraph starting on this line has so much inline markup for its length that the "
-                    f"Markdown renderer would copy more than {self.limit:,} characters rebuilding it (a second "
-                    f"or so of build): {self.advice}")
-        reach = "to its closer" if self.worst_closed else "to the end of the text, never closed"
-        return (f"{self.what} in the body would make the build's parsers read more than {self.limit:,} "
-                f"characters (a second or so of build); the costliest starts on this line and reads "
-                f"{self.worst_chars:,} characters {reach}: {self.advice}")
+_BRACKET = re.compile(r"[\[\](){}]")
 
 
 def markup_problem(body: str) -> tuple[int, str] | None:
@@ -134,25 +94,28 @@ def markup_problem(body: str) -> tuple[int, str] | None:
     problem = _size_problem(body) or _nesting_problem(body) or _abbreviation_problem(body)
     if problem:
         return problem
-    links = _Cost("The '[' and '](' of links", MAX_INLINE_SCAN,
-                  "close each '[' with ']' and each '](' with ')' in the same paragraph, or write a "
-                  "literal bracket as \\[")
-    ticks = _Cost("The backtick runs of code spans", MAX_INLINE_SCAN,
-                  "close each code span with a run of as many backticks as opened it")
-    copies = _Cost("The inline markup of a long paragraph", MAX_INLINE_COPY,
-                   "split the paragraph with blank lines, or use less inline markup in it", copies=True)
+    links = Cost("The '[' and '](' of links", MAX_INLINE_SCAN,
+                 "close each '[' with ']' and each '](' with ')' in the same paragraph, or write a "
+                 "literal bracket as \\[")
+    ticks = Cost("The backtick runs of code spans", MAX_INLINE_SCAN,
+                 "close each code span with a run of as many backticks as opened it")
+    copies = Cost("The inline markup of a long paragraph", MAX_INLINE_COPY,
+                  "split the paragraph with blank lines, or use less inline markup in it", copies=True)
     elements = 0
     for block in _BLOCK.finditer(body):
         text, start = block.group(), block.start()
         if "[" in text and not links.over:
-            _link_cost(text, start, links)
+            link_cost(text, start, links)
         found = sum(1 for _ in _ELEMENT.finditer(text))
         if "`" in text:
-            found += _tick_cost(text, start, ticks)
+            found += tick_cost(text, start, ticks)
         if "*" in text or "_" in text:
-            pairs, problem = _emphasis(text, start, body)
-            if problem:
-                return problem
+            pairs, deep = emphasis(text, MAX_EMPHASIS_NESTING)
+            if deep is not None:
+                return (body.count("\n", 0, start + deep),
+                        f"emphasis is nested more than {MAX_EMPHASIS_NESTING} deep in one paragraph (from this "
+                        f"line); each level is a recursive call of the Markdown renderer: close the emphasis "
+                        f"sooner, or write a literal '*' or '_' as \\* or \\_")
             found += pairs
         elements += found
         if elements > MAX_INLINE_ELEMENTS:
@@ -165,13 +128,16 @@ def markup_problem(body: str) -> tuple[int, str] | None:
         for cost in (links, ticks, copies):
             if cost.over:
                 return body.count("\n", 0, cost.worst), cost.message()
-    html = _html_cost(body)
+    html = Cost("The '<' of tags and the '[' of links", MAX_HTML_SCAN,
+                "close each '<' tag with '>' (and each quoted attribute value) and each '[' with ']', or "
+                "write a literal '<' as &lt; and '[' as \\[")
+    html_cost(body, html)
     if html.over:
         return body.count("\n", 0, html.worst), html.message()
     if "{" in body:
-        templates = _Cost("The '{{', '{%' and '{#' of template code", MAX_TEMPLATE_SCAN,
-                          "close each with '}}', '%}' or '#}', or put the text in a fenced code block")
-        _template_cost(body, templates)
+        templates = Cost("The '{{', '{%' and '{#' of template code", MAX_TEMPLATE_SCAN,
+                         "close each with '}}', '%}' or '#}', or put the text in a fenced code block")
+        template_cost(body, templates)
         if templates.over:
             return body.count("\n", 0, templates.worst), templates.message()
     return _bracket_problem(body)
@@ -198,104 +164,6 @@ def _line_past_limit(pattern: re.Pattern, body: str, limit: int) -> int | None:
     return None
 
 
-def _link_cost(text: str, start: int, cost: _Cost) -> None:
-    """Python-Markdown's link parser: each '[' to its matching ']', each '](' to its ')'."""
-    end = len(text)
-    stack: list[int] = []
-    for m in _SQUARE.finditer(text):
-        if m.group() == "[":
-            stack.append(m.start())
-        elif stack:
-            p = stack.pop()
-            cost.add(start + p, m.start() - p)
-            if cost.over:
-                return
-    _add_unclosed(cost, stack, start, end)
-    if "](" not in text or cost.over:
-        return
-    quotes = [m.start() for m in _QUOTE.finditer(text)]
-    stack = []
-    for m in _ROUND.finditer(text):
-        p = m.start()
-        if m.group() == "(":
-            stack.append(p)
-        elif stack:
-            q = stack.pop()
-            if q and text[q - 1] == "]":
-                # a quote inside makes the parser look for a title's closing quote, up to the end
-                quoted = bisect.bisect_right(quotes, q) < bisect.bisect_left(quotes, p)
-                cost.add(start + q, (end - q) if quoted else (p - q))
-                if cost.over:
-                    return
-    _add_unclosed(cost, [q for q in stack if q and text[q - 1] == "]"], start, end)
-
-
-def _add_unclosed(cost: _Cost, opened: list[int], start: int, end: int) -> None:
-    """Openers never closed: each reads to ``end``; the first of them reads farthest."""
-    if opened:
-        cost.chars += len(opened) * end - sum(opened)
-        if end - opened[0] > cost.worst_chars:
-            cost.worst, cost.worst_chars, cost.worst_closed = start + opened[0], end - opened[0], False
-
-
-def _tick_cost(text: str, start: int, cost: _Cost) -> int:
-    """The code-span regex: a backtick run is closed by the next run of the same length.
-    Returns the code spans the text can hold (half its runs)."""
-    runs = [(m.start(), m.end() - m.start()) for m in _TICKS.finditer(text)]
-    if cost.over:
-        return len(runs) // 2
-    following: list[int | None] = [None] * len(runs)
-    last: dict[int, int] = {}
-    for i in range(len(runs) - 1, -1, -1):
-        following[i] = last.get(runs[i][1])
-        last[runs[i][1]] = i
-    i = 0
-    while i < len(runs):
-        j = following[i]
-        if j is None:
-            cost.add(start + runs[i][0], len(text) - runs[i][0], closed=False)
-            i += 1
-        else:
-            cost.add(start + runs[i][0], runs[j][0] - runs[i][0])
-            i = j + 1
-        if cost.over:
-            break
-    return len(runs) // 2
-
-
-def _emphasis(text: str, start: int, body: str) -> tuple[int, tuple[int, str] | None]:
-    """The emphasis pairs of a paragraph, and the problem where they nest deeper than
-    MAX_EMPHASIS_NESTING (each level is a recursive call)."""
-    stacks: dict[str, list[int]] = {"*": [], "_": []}
-    events: list[tuple[int, int]] = []
-    runs = 0  # runs that can delimit emphasis, intraword '*' included ('a*b*c' is emphasis)
-    for m in _EMPHASIS.finditer(text):
-        before = text[m.start() - 1] if m.start() else " "
-        after = text[m.end()] if m.end() < len(text) else " "
-        if before.isspace() and after.isspace() or m.group()[0] == "_" and before.isalnum() and after.isalnum():
-            continue
-        runs += 1
-        opens = not after.isspace() and (before.isspace() or before in _PUNCT)
-        closes = not before.isspace() and (after.isspace() or after in _PUNCT)
-        if opens and not closes:
-            stacks[m.group()[0]].append(m.start())
-        elif closes and not opens and stacks[m.group()[0]]:
-            events.append((stacks[m.group()[0]].pop(), 1))
-            events.append((m.start(), -1))
-    pairs = runs // 2
-    if len(events) // 2 <= MAX_EMPHASIS_NESTING:
-        return pairs, None
-    depth = 0
-    for pos, step in sorted(events):
-        depth += step
-        if depth > MAX_EMPHASIS_NESTING:
-            return pairs, (body.count("\n", 0, start + pos),
-                    f"emphasis is nested more than {MAX_EMPHASIS_NESTING} deep in one paragraph (from this "
-                    f"line); each level is a recursive call of the Markdown renderer: close the emphasis "
-                    f"sooner, or write a literal '*' or '_' as \\* or \\_")
-    return pairs, None
-
-
 def _nesting_problem(body: str) -> tuple[int, str] | None:
     """A line opening more than MAX_LINE_NESTING containers, or a container prefix past
     MAX_PREFIX_COLUMNS; only lines whose first 16 characters could be a prefix are looked at."""
@@ -320,33 +188,6 @@ def _abbreviation_problem(body: str) -> tuple[int, str] | None:
                   f"get their tooltips from those entries)")
 
 
-# glossary.lint blanks fenced code with this pattern before it scans for template code.
-_LINT_FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.S | re.M)
-_TEMPLATE_MARKS = (("{{", "}}"), ("{%", "%}"), ("{#", "#}"))
-_BRACKET = re.compile(r"[\[\](){}]")
-
-
-def _template_cost(body: str, cost: _Cost) -> None:
-    """glossary.entries.lint's lazy scan from each '{{', '{%' or '{#' outside fenced code to its closer."""
-    fenced = [(m.start(), m.end()) for m in _LINT_FENCE.finditer(body)]
-    starts = [a for a, _ in fenced]
-    n = len(body)
-    for opener, closer in _TEMPLATE_MARKS:
-        if opener not in body:
-            continue
-        ends = [m.start() for m in re.finditer(re.escape(closer), body)]
-        for m in re.finditer(f"(?={re.escape(opener)})", body):
-            p = m.start()
-            k = bisect.bisect_right(starts, p) - 1
-            if k >= 0 and p < fenced[k][1]:
-                continue  # inside fenced code, which the scan never sees
-            j = bisect.bisect_left(ends, p + 2)
-            end = ends[j] if j < len(ends) else n
-            cost.add(p, end - p, closed=j < len(ends))
-            if cost.over:
-                return
-
-
 def _bracket_problem(body: str) -> tuple[int, str] | None:
     """Brackets nested deeper than MAX_BRACKET_NESTING anywhere in the body."""
     depth = 0
@@ -361,68 +202,3 @@ def _bracket_problem(body: str) -> tuple[int, str] | None:
         elif depth:
             depth -= 1
     return None
-
-
-def _html_cost(body: str) -> _Cost:
-    """html.parser's scan from each '<' that opens markup to its end (quote-aware for start tags,
-    whose quoted attribute values may hold '>'), and the link regexes' from each '[' to the next ']'."""
-    cost = _Cost("The '<' of tags and the '[' of links", MAX_HTML_SCAN,
-                 "close each '<' tag with '>' (and each quoted attribute value) and each '[' with ']', or "
-                 "write a literal '<' as &lt; and '[' as \\[")
-    n = len(body)
-    if "[" in body:
-        closers = [m.start() for m in re.finditer(r"\]", body)]
-        for m in re.finditer(r"\[", body):
-            k = bisect.bisect_right(closers, m.start())
-            cost.add(m.start(), (closers[k] if k < len(closers) else n) - m.start(), closed=k < len(closers))
-            if cost.over:
-                return cost
-    if "<" not in body:
-        return cost
-    gts = [m.start() for m in re.finditer(">", body)]
-    comment_ends = [m.start() for m in re.finditer("-->", body)]
-    section_ends = [m.start() for m in re.finditer(r"\]\]>", body)]
-    quoted = [(m.start(), m.end(), m.group(1)) for m in _QUOTED_VALUE.finditer(body)]
-    quoted_starts = [q[0] for q in quoted]
-    quote_at = {'"': [m.start() for m in re.finditer('"', body)], "'": [m.start() for m in re.finditer("'", body)]}
-    memo: dict[int, int] = {}
-
-    def following(positions: list[int], pos: int) -> int:
-        k = bisect.bisect_left(positions, pos)
-        return positions[k] if k < len(positions) else n
-
-    def tag_end(pos: int) -> int:
-        chain = []
-        while True:
-            gt = following(gts, pos)
-            k = bisect.bisect_left(quoted_starts, pos)
-            if k >= len(quoted) or quoted[k][0] > gt:
-                result = gt
-                break
-            if k in memo:
-                result = memo[k]
-                break
-            chain.append(k)
-            close = following(quote_at[quoted[k][2]], quoted[k][1])
-            if close >= n:
-                result = n
-                break
-            pos = close + 1
-        for k in chain:
-            memo[k] = result
-        return result
-
-    for m in _HTML_OPEN.finditer(body):
-        p = m.start()
-        if body.startswith("<!--", p):
-            end = following(comment_ends, p + 4)
-        elif body.startswith("<![", p):
-            end = following(section_ends, p + 3)
-        elif body[p + 1] in "/!?":
-            end = following(gts, p + 2)
-        else:
-            end = tag_end(p + 2)
-        cost.add(p, end - p, closed=end < n)
-        if cost.over:
-            break
-    return cost

@@ -26,7 +26,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from glossary.figures import bind
+from glossary.figures import masking
 from glossary.verdicts import claims, findings, gate, review, trust
 from glossary.verdicts.findings import Measured
 from glossary.entries.model import Entry, display_path
@@ -138,7 +138,7 @@ def scaffold_problems(entry: Entry) -> list[str]:
 
 def _prose_lines(body: str) -> list[tuple[int, str]]:
     """(line number in the body, text) of every line, with code (fenced blocks, code spans) blanked."""
-    masked, _ = bind.mask_code(body)
+    masked, _ = masking.mask_code(body)
     return [(n, line) for n, line in enumerate(masked.splitlines(), 1)]
 
 

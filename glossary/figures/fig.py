@@ -1,0 +1,292 @@
+"""The ``fig`` object: the figures an entry's body can bind to its recorded results.
+
+An author writes ``{{ fig.speedup("staged", "fused") }}`` instead of typing
+"3.08x" (``glossary.figures.bind`` renders the body).  ``fig`` is a read-only
+view of the entry's recorded results; each figure renders with its unit and a
+tooltip saying where it was measured.
+
+    fig                              the default device (the first one measured here,
+                                     else the first imported) at its headline size
+    fig.on("tesla-t4")               another device;  .at(n=16777216): another size
+    fig.ms(v)  fig.gbps(v)  fig.speedup(a, b)  fig.byte_ratio(a, b)  fig.bytes(v)
+    fig.counted(v)  fig.dram(v)  fig.floor()  fig.of_floor(v)  fig.elements()  fig.gpu()
+    fig.l2()   fig.launch_us(v)
+    coalescing:  fig.useful(v)  fig.overfetch(v)  fig.counted_ratio(a, b)
+    roofline:    fig.gflops(v)  fig.intensity(v)  fig.ceiling()  fig.ridge()  fig.of_roof(v)
+    launches:    fig.host_ms(v)  fig.per_launch_us(v)  fig.host_per_launch_us(v)  fig.launch_cost_us(v)
+                 fig.crossover(v): the least work per launch where GPU time per launch reaches the
+                 host's cost per launch (its least host time per launch in the sweep)
+
+A figure that has no data (a device never measured, a size not swept) raises
+NoResult; the body renders it as a visible "[no result: ...]" marker and reports it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+from dataclasses import dataclass, field
+
+from glossary.figures import fmt
+from glossary.figures.views import DeviceView, SizeView
+# Text from result files or an author's arguments lands in the body, which is verbatim Markdown:
+# it goes in as the entry template's values do, as inert text.
+from glossary.figures.fmt import plain_text
+from measure.spec import Variant
+
+
+_NO_HOST = "no host time recorded for {!r} (timing.clock: both)"
+# Inside a figure's title attribute: Markdown's inline patterns run before raw HTML is recognised.
+_ATTRIBUTE_SAFE = {ord(c): f"&#{ord(c)};" for c in "`*_[]{}()\\~!#|"}
+
+
+class NoResult(Exception):
+    """A bound figure with nothing recorded to bind to."""
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A number with its unit and provenance; renders as an annotated span."""
+
+    text: str
+    where: str
+
+    def __str__(self) -> str:
+        # Material's tooltips show a title as HTML, so the attribute holds escaped text: escaped twice here.
+        # One line: a line break inside the tag would end it as raw HTML and leave its text to Markdown.
+        # Markdown's inline patterns (code spans, emphasis, links) run before raw HTML is recognised,
+        # so their characters are character references inside the tag.
+        where = html.escape(html.escape(" ".join(self.where.split()), quote=False), quote=True)
+        where = where.translate(_ATTRIBUTE_SAFE)
+        return f'<span class="glossary-figure" title="{where}">{plain_text(self.text)}</span>'
+
+    def __html__(self) -> str:
+        return str(self)
+
+
+@dataclass
+class Figures:
+    """The ``fig`` object authors use in entry bodies."""
+
+    devices: tuple[DeviceView, ...]
+    bytes_by_variant: dict[str, float]
+    device_key: str | None = None
+    size: dict | None = None
+    problems: list[str] = field(default_factory=list)
+    variants: dict[str, Variant] = field(default_factory=dict)  # the spec's, for predictions
+
+    # -- choosing what to bind to ----------------------------------------------
+
+    def on(self, device_key: str) -> "Figures":
+        return dataclasses.replace(self, device_key=device_key)
+
+    def at(self, **params: int) -> "Figures":
+        return dataclasses.replace(self, size=params)
+
+    def _device(self) -> DeviceView:
+        usable = [d for d in self.devices if d.status == "ok"]
+        if self.device_key is None:
+            if not usable:
+                raise NoResult("no device has recorded results")
+            return usable[0]
+        for d in usable:
+            if d.key == self.device_key:
+                return d
+        raise NoResult(f"no results for device {self.device_key!r} "
+                       f"(recorded: {', '.join(d.key for d in usable) or 'none'})")
+
+    def _size(self) -> tuple[DeviceView, SizeView]:
+        device = self._device()
+        if self.size is None:
+            head = device.headline
+            if head is None:
+                raise NoResult(f"{device.gpu} recorded no sizes")
+            return device, head
+        for s in device.sizes:
+            if s.params == self.size:
+                return device, s
+        raise NoResult(f"{device.gpu} has no results at {self.size}")
+
+    def _row(self, variant: str):
+        device, size = self._size()
+        for row in size.rows:
+            if row.name == variant:
+                return device, size, row
+        raise NoResult(f"no variant {variant!r} at this size")
+
+    def _value(self, variant: str, attr: str, why: str) -> tuple[DeviceView, SizeView, float]:
+        """A row's derived value, or NoResult(why) where it was not recorded."""
+        device, size, row = self._row(variant)
+        value = getattr(row, attr)
+        if value is None:
+            raise NoResult(why)
+        return device, size, value
+
+    def _figure(self, text: str, device: DeviceView, size: SizeView) -> Figure:
+        stat = device.method.statistic if device.method else "mean"
+        return Figure(text, f"{device.gpu}, {fmt.fmt_int(size.elements)} elements, {stat}, "
+                            f"captured {device.captured_on}")
+
+    # -- the figures ------------------------------------------------------------
+
+    def ms(self, variant: str) -> Figure:
+        device, size, row = self._row(variant)
+        return self._figure(f"{fmt.fmt_ms(row.ms)} ms", device, size)
+
+    def launch_us(self, variant: str) -> Figure:
+        device, size, row = self._row(variant)
+        return self._figure(f"{row.ms * 1000:.1f} µs", device, size)
+
+    def gbps(self, variant: str) -> Figure:
+        device, size, row = self._row(variant)
+        return self._figure(f"{row.gbps:.1f} GB/s", device, size)
+
+    def speedup(self, num: str, den: str) -> Figure:
+        device, size, a = self._row(num)
+        _, _, b = self._row(den)
+        return self._figure(f"{a.ms / b.ms:.2f}×", device, size)
+
+    def floor(self) -> Figure:
+        device, size = self._size()
+        if size.copy_floor_gbps is None:
+            raise NoResult("no copy floor recorded")
+        return self._figure(f"{size.copy_floor_gbps:.1f} GB/s", device, size)
+
+    def of_floor(self, variant: str) -> Figure:
+        device, size, row = self._row(variant)
+        if row.fraction_of_floor is None:
+            raise NoResult("no copy floor recorded")
+        return self._figure(f"{100 * row.fraction_of_floor:.0f}%", device, size)
+
+    def counted(self, variant: str) -> Figure:
+        device, size, row = self._row(variant)
+        if row.counted_bytes_per_elem is None:
+            raise NoResult(f"no DRAM counter data for {variant!r}")
+        return self._figure(f"{row.counted_bytes_per_elem:.1f} B/elem", device, size)
+
+    def dram(self, variant: str) -> Figure:
+        """DRAM bytes per element with the caches as the timed runs had them (ncu, unflushed pass)."""
+        device, size, row = self._row(variant)
+        if row.dram_as_timed is None:
+            raise NoResult(f"no unflushed DRAM counter data for {variant!r}")
+        return self._figure(f"{row.dram_as_timed:.1f} B/elem", device, size)
+
+    def elements(self) -> Figure:
+        device, size = self._size()
+        return self._figure(fmt.fmt_int(size.elements), device, size)
+
+    def gpu(self) -> str:
+        return plain_text(self._device().gpu)
+
+    def l2(self) -> Figure:
+        device = self._device()
+        if not device.l2_bytes:
+            raise NoResult(f"{device.gpu} has no recorded L2 size")
+        return Figure(fmt.fmt_bytes(device.l2_bytes), f"{device.gpu}, from the device attributes")
+
+    def useful(self, variant: str) -> Figure:
+        """Bytes per element the computation needs (the spec's useful_bytes_per_elem)."""
+        spec = self._spec_variant(variant)
+        return Figure(f"{fmt.fmt_bpe(spec.useful_bytes)} B/elem", "predicted by the spec")
+
+    def overfetch(self, variant: str) -> Figure:
+        """DRAM bytes counted per useful byte."""
+        device, size, value = self._value(variant, "overfetch", f"no DRAM counter data for {variant!r}")
+        return self._figure(f"{value:.1f}×", device, size)
+
+    def counted_ratio(self, num: str, den: str) -> Figure:
+        """The ratio of DRAM bytes the counters saw for two variants."""
+        device, size, a = self._row(num)
+        _, _, b = self._row(den)
+        if a.counted_bytes_per_elem is None or not b.counted_bytes_per_elem:
+            raise NoResult(f"no DRAM counter data for {num!r} and {den!r}")
+        return self._figure(f"{a.counted_bytes_per_elem / b.counted_bytes_per_elem:.2f}×", device, size)
+
+    def gflops(self, variant: str) -> Figure:
+        device, size, value = self._value(variant, "gflops", f"{variant!r} has no flops_per_elem")
+        return self._figure(f"{fmt.fmt_fixed(value, 0)} GFLOP/s", device, size)
+
+    def intensity(self, variant: str) -> Figure:
+        """FLOP per predicted DRAM byte (from the spec)."""
+        spec = self._spec_variant(variant)
+        if not spec.flops_per_elem:
+            raise NoResult(f"{variant!r} has no flops_per_elem")
+        return Figure(f"{spec.flops_per_elem / spec.bytes_per_elem:.3g} FLOP/B", "predicted by the spec")
+
+    def _roofline(self):
+        device, size = self._size()
+        if size.roofline is None:
+            raise NoResult("no roofline at this size (no GFLOP/s or no copy floor)")
+        return device, size, size.roofline
+
+    def ceiling(self) -> Figure:
+        """The measured compute ceiling: the best GFLOP/s any variant reached."""
+        device, size, roof = self._roofline()
+        return self._figure(f"{fmt.fmt_fixed(roof.compute_gflops, 0)} GFLOP/s", device, size)
+
+    def ridge(self) -> Figure:
+        """The ridge point, compute ceiling over the copy floor, in FLOP per byte."""
+        device, size, roof = self._roofline()
+        return self._figure(f"{roof.ridge:.1f} FLOP/B", device, size)
+
+    def of_roof(self, variant: str) -> Figure:
+        device, size, roof = self._roofline()
+        _, _, row = self._row(variant)
+        fraction = roof.fraction(row)
+        if fraction is None:
+            raise NoResult(f"{variant!r} has no flops_per_elem")
+        return self._figure(f"{100 * fraction:.0f}%", device, size)
+
+    def host_ms(self, variant: str) -> Figure:
+        device, size, value = self._value(variant, "host_ms", _NO_HOST.format(variant))
+        return self._figure(f"{fmt.fmt_ms(value)} ms", device, size)
+
+    def per_launch_us(self, variant: str) -> Figure:
+        """GPU time per launch."""
+        device, size, value = self._value(variant, "gpu_us_per_launch", f"no launch count recorded for {variant!r}")
+        return self._figure(f"{value:.2f} µs", device, size)
+
+    def host_per_launch_us(self, variant: str) -> Figure:
+        """Host time per launch."""
+        device, size, value = self._value(variant, "host_us_per_launch", _NO_HOST.format(variant))
+        return self._figure(f"{value:.2f} µs", device, size)
+
+    def launch_cost_us(self, variant: str) -> Figure:
+        """The host's cost per launch: the least host time per launch across the sweep."""
+        device = self._device()
+        cost = device.launch_cost_us(variant)
+        if cost is None:
+            raise NoResult(_NO_HOST.format(variant))
+        return Figure(f"{cost:.2f} µs", f"{device.gpu}, least host time per launch across the sweep, "
+                                          f"captured {device.captured_on}")
+
+    def crossover(self, variant: str) -> Figure:
+        """The least work per launch, across the sweep, at which ``variant`` stops being launch-bound."""
+        device = self._device()
+        timed = [(s, r) for s in device.sizes for r in s.rows
+                 if r.name == variant and device.launch_bound(r) is not None]
+        if not timed:
+            raise NoResult(_NO_HOST.format(variant))
+        for size, row in sorted(timed, key=lambda sr: sr[0].elements):
+            if not device.launch_bound(row):
+                per = size.elements // (row.launches or 1)
+                return self._figure(f"{fmt.fmt_int(per)} elements per launch", device, size)
+        raise NoResult(f"{variant!r} is launch-bound at every size of the sweep")
+
+    # Predictions come from the spec, not from a device.
+
+    def _spec_variant(self, variant: str) -> Variant:
+        if variant not in self.variants:
+            raise NoResult(f"no variant {variant!r} in the spec")
+        return self.variants[variant]
+
+    def bytes(self, variant: str) -> Figure:
+        if variant not in self.bytes_by_variant:
+            raise NoResult(f"no variant {variant!r} in the spec")
+        return Figure(f"{fmt.fmt_bpe(self.bytes_by_variant[variant])} B/elem", "predicted by the spec")
+
+    def byte_ratio(self, num: str, den: str) -> Figure:
+        for v in (num, den):
+            if v not in self.bytes_by_variant:
+                raise NoResult(f"no variant {v!r} in the spec")
+        return Figure(f"{self.bytes_by_variant[num] / self.bytes_by_variant[den]:.2f}×", "predicted by the spec")
