@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import dis
+import inspect
+import os
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 import numpy as np
@@ -15,25 +19,53 @@ from measure.harness.workspace import NP_DTYPES, Workspace, poison
 from measure.spec import MeasureSpec, Variant
 
 
+# Elements compared per chunk: float64 temporaries of a chunk stay a few tens of MB (not 2 GB for
+# 268,435,456 elements), and chunks are compared on every core (numpy releases the GIL in ufuncs).
+CHUNK = 1 << 22
+
+
 def check_elements(got: np.ndarray, ref: np.ndarray, rtol: float, atol: float) -> dict:
     """Compare every element: |got - ref| <= atol + rtol * |ref|; NaN never passes.
 
     Returns {"ok", "elements_checked", "bad", "nan", "first_bad", "max_abs_err", "max_rel_err",
     "max_tolerance_used"} (the largest |err| / (atol + rtol |ref|), at most 1 when ok); the
-    maxima are None when the check fails (they could be NaN).
+    maxima are None when the check fails (they could be NaN).  The arrays are compared in
+    chunks on every core; the answer is the same as one pass over all of them.
     """
-    got64 = np.asarray(got, dtype=np.float64).ravel()
-    ref64 = np.asarray(ref, dtype=np.float64).ravel()
+    got_flat, ref_flat = np.asarray(got).ravel(), np.asarray(ref).ravel()
+    if got_flat.size != ref_flat.size:
+        raise ValueError(f"check_elements: {got_flat.size} elements against {ref_flat.size}")
+    starts = range(0, got_flat.size, CHUNK)
+    if len(starts) <= 1:
+        parts = [_check_chunk(got_flat, ref_flat, 0, rtol, atol)]
+    else:
+        with ThreadPoolExecutor(max_workers=min(len(starts), os.cpu_count() or 1)) as pool:
+            parts = list(pool.map(lambda s: _check_chunk(got_flat[s:s + CHUNK], ref_flat[s:s + CHUNK], s,
+                                                         rtol, atol), starts))
+    n_bad = sum(p["bad"] for p in parts)
+    out: dict[str, Any] = {"ok": n_bad == 0, "elements_checked": int(got_flat.size), "bad": n_bad,
+                           "nan": sum(p["nan"] for p in parts), "first_bad": None,
+                           "max_abs_err": None, "max_rel_err": None, "max_tolerance_used": None}
+    if n_bad:
+        out["first_bad"] = next(p["first_bad"] for p in parts if p["bad"])  # chunks are in order
+        return out
+    for key in ("max_abs_err", "max_tolerance_used", "max_rel_err"):
+        out[key] = max((p[key] for p in parts), default=0.0)
+    return out
+
+
+def _check_chunk(got: np.ndarray, ref: np.ndarray, offset: int, rtol: float, atol: float) -> dict:
+    """``check_elements`` over one chunk starting at element ``offset`` of the whole."""
+    got64 = np.asarray(got, dtype=np.float64)
+    ref64 = np.asarray(ref, dtype=np.float64)
     err = np.abs(got64 - ref64)
     abs_ref = np.abs(ref64)
     good = err <= atol + rtol * abs_ref      # False wherever either side is NaN
     n_bad = int(good.size - np.count_nonzero(good))
-    out: dict[str, Any] = {"ok": n_bad == 0, "elements_checked": int(got64.size), "bad": n_bad,
-                           "nan": int(np.count_nonzero(np.isnan(got64))), "first_bad": None,
-                           "max_abs_err": None, "max_rel_err": None, "max_tolerance_used": None}
+    out: dict[str, Any] = {"bad": n_bad, "nan": int(np.count_nonzero(np.isnan(got64)))}
     if n_bad:
         first = int(np.argmin(good))
-        out["first_bad"] = {"index": first, "got": float(got64[first]), "expected": float(ref64[first])}
+        out["first_bad"] = {"index": offset + first, "got": float(got64[first]), "expected": float(ref64[first])}
         return out
     out["max_abs_err"] = float(err.max()) if err.size else 0.0
     # Near-zero references make max_rel_err large while atol covers them; this says how close to failing.
@@ -48,9 +80,48 @@ def nan_note(count: int) -> str:
     return f" ({count} NaN: unwritten, poisoned or computed NaN)" if count else ""
 
 
+def reads_variant(reference: Callable) -> bool:
+    """Whether ``reference``'s result can depend on the variant it is asked about: it reads its first
+    parameter (or cannot be inspected).  A reference that never reads it gives every variant the
+    same expected outputs, so they are computed once per size instead of once per variant."""
+    code = getattr(reference, "__code__", None)
+    if code is None or code.co_argcount < 1 or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+        return True
+    name = code.co_varnames[0]
+    if name in code.co_cellvars:  # a closure inside reads it
+        return True
+    for ins in dis.get_instructions(code):
+        if ins.opname.startswith(("LOAD_", "STORE_", "DELETE_")):
+            names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)  # LOAD_FAST_LOAD_FAST
+            if name in names or _INTROSPECTION.intersection(n for n in names if isinstance(n, str)):
+                return True
+    return False
+
+
+# Builtins through which a function could read its own parameters without naming them.
+_INTROSPECTION = frozenset({"locals", "vars", "eval", "exec"})
+
+
+class Expected:
+    """The reference's outputs at one size, computed once per variant, or once for all of them
+    where the reference never reads the variant (``reads_variant``)."""
+
+    def __init__(self, reference: Callable, inputs64: dict[str, np.ndarray], scalars: dict[str, float],
+                 params: dict[str, int]) -> None:
+        self.reference, self.inputs64, self.scalars, self.params = reference, inputs64, scalars, params
+        self.shared = not reads_variant(reference)
+        self._cache: dict[str | None, Any] = {}
+
+    def outputs(self, variant: str) -> Any:
+        key = None if self.shared else variant
+        if key not in self._cache:
+            self._cache.clear()  # one variant's float64 outputs at a time: they can be gigabytes
+            self._cache[key] = self.reference(variant, self.inputs64, self.scalars, dict(self.params))
+        return self._cache[key]
+
+
 def check_variant(slug: str, spec: MeasureSpec, variant: Variant, calls: list[Call], ws: Workspace,
-                  gpu: GpuSession, reference: Callable, inputs64: dict[str, np.ndarray],
-                  params: dict[str, int]) -> list[dict]:
+                  gpu: GpuSession, expected_outputs: Expected, params: dict[str, int]) -> list[dict]:
     """Poison, run once with a sync after every launch, compare every output element.
 
     Returns each output's ``check_elements`` record; a wrong output is a MeasurementError.
@@ -66,10 +137,8 @@ def check_variant(slug: str, spec: MeasureSpec, variant: Variant, calls: list[Ca
         except drv.Error as err:
             raise MeasurementError(f"{label}: launch {k} ({call.kernel}, grid {call.grid}, block {call.block}) "
                                    f"failed: {err}") from None
-    # Scalars as the kernels received them (float32), so both sides compute the same function.
-    scalars = {k: float(np.float32(v)) for k, v in spec.scalars.items()}
     try:
-        expected = reference(variant.name, inputs64, scalars, dict(params))
+        expected = expected_outputs.outputs(variant.name)
     except Exception:
         raise MeasurementError(f"{label}: the reference raised:\n{traceback.format_exc(limit=3)}") from None
     outputs = {n for n, b in spec.buffers.items() if b.role == "output"}

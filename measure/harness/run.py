@@ -18,7 +18,7 @@ import numpy as np
 
 from measure import expr, stats, store
 from measure.harness import compile as nvcc, counters, envinfo
-from measure.harness.check import check_variant
+from measure.harness.check import Expected, check_variant
 from measure.harness.copy_floor import copy_floor_bytes, copy_floor_record, copy_floor_regions
 from measure.harness.errors import MeasurementError
 from measure.harness.launches import prepare_calls
@@ -120,12 +120,14 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
     try:
         prepared: dict[str, str] = {}
         calls = {v.name: prepare_calls(spec, v, functions, ws, params, prepared) for v in spec.variants}
-        inputs64 = {k: v.astype(np.float64) for k, v in ws.inputs.items()}
+        # Scalars as the kernels received them (float32), so both sides compute the same function.
+        scalars = {k: float(np.float32(v)) for k, v in spec.scalars.items()}
+        expected = Expected(reference, {k: v.astype(np.float64) for k, v in ws.inputs.items()}, scalars, params)
         checks = []
         for v in spec.variants:
             progress(f"{label} checking {v.name}")
-            checks += check_variant(slug, spec, v, calls[v.name], ws, gpu, reference, inputs64, params)
-        del inputs64
+            checks += check_variant(slug, spec, v, calls[v.name], ws, gpu, expected, params)
+        del expected
 
         floor_src, floor_dst = drv.mem_alloc(floor_bytes), drv.mem_alloc(floor_bytes)
         drv.memcpy_htod(floor_src, fill_input(np.random.default_rng(spec.seed + 1), floor_bytes // 4,

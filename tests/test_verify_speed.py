@@ -1,0 +1,110 @@
+"""Verification work on the host, made cheaper without changing an answer (CPU; the harness's pure parts)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from glossary.entries.model import load_entries
+from measure.harness import check
+from measure.harness.compile import load_reference
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _one_pass(got, ref, rtol, atol):
+    """check_elements as it was: one pass over every element."""
+    got64, ref64 = np.asarray(got, np.float64).ravel(), np.asarray(ref, np.float64).ravel()
+    err, abs_ref = np.abs(got64 - ref64), np.abs(ref64)
+    good = err <= atol + rtol * abs_ref
+    bad = int(good.size - np.count_nonzero(good))
+    out = {"ok": bad == 0, "elements_checked": int(got64.size), "bad": bad,
+           "nan": int(np.count_nonzero(np.isnan(got64))), "first_bad": None,
+           "max_abs_err": None, "max_rel_err": None, "max_tolerance_used": None}
+    if bad:
+        i = int(np.argmin(good))
+        out["first_bad"] = {"index": i, "got": float(got64[i]), "expected": float(ref64[i])}
+        return out
+    nz = abs_ref > 0
+    out.update(max_abs_err=float(err.max()), max_tolerance_used=float((err / (atol + rtol * abs_ref)).max()),
+               max_rel_err=float((err[nz] / abs_ref[nz]).max()) if nz.any() else 0.0)
+    return out
+
+
+@pytest.mark.parametrize("case", ["good", "bad-late", "bad-two-chunks", "nan", "zeros-in-ref", "tiny"])
+def test_chunked_check_gives_the_one_pass_answer(case, monkeypatch):
+    monkeypatch.setattr(check, "CHUNK", 1000)
+    rng = np.random.default_rng(7)
+    ref = rng.standard_normal(10_537 if case != "tiny" else 3)
+    got = (ref * (1 + 1e-7 * rng.standard_normal(ref.size))).astype(np.float32)
+    if case == "bad-late":
+        got[9_999] += 1.0
+    if case == "bad-two-chunks":
+        got[[4_321, 8_765]] += 1.0
+    if case == "nan":
+        got[5_000:5_010] = np.nan
+    if case == "zeros-in-ref":
+        ref[::7] = 0.0
+        got[::7] = 0.0
+    assert repr(check.check_elements(got, ref, 1e-5, 1e-6)) == repr(_one_pass(got, ref, 1e-5, 1e-6))  # NaN too
+
+
+def test_sizes_that_differ_are_refused():
+    with pytest.raises(ValueError, match="3 elements against 4"):
+        check.check_elements(np.zeros(3), np.zeros(4), 0.0, 0.0)
+
+
+def _ignores(variant, inputs, scalars, params):
+    return {"y": inputs["x"] * 2}
+
+
+def _reads(variant, inputs, scalars, params):
+    return {"y": inputs["x"] * (2 if variant == "a" else 3)}
+
+
+def _reads_in_a_closure(variant, inputs, scalars, params):
+    scale = (lambda: 2 if variant == "a" else 3)()
+    return {"y": inputs["x"] * scale}
+
+
+def _reads_through_locals(variant, inputs, scalars, params):
+    return {"y": inputs["x"] * len(locals()["variant"])}
+
+
+def _star(*args):
+    return {"y": args[1]["x"]}
+
+
+@pytest.mark.parametrize("fn, reads", [(_ignores, False), (_reads, True), (_reads_in_a_closure, True),
+                                       (_reads_through_locals, True), (_star, True), (np.add, True)])
+def test_a_reference_shares_its_outputs_only_where_it_never_reads_the_variant(fn, reads):
+    assert check.reads_variant(fn) is reads
+
+
+def test_expected_outputs_are_computed_once_per_size_where_shared():
+    calls = []
+
+    def counting(variant, inputs, scalars, params):
+        calls.append(1)
+        return {"y": inputs["x"]}
+
+    shared = check.Expected(counting, {"x": np.arange(3.0)}, {}, {"n": 3})
+    for name in ("a", "b", "c"):
+        shared.outputs(name)
+    assert shared.shared and len(calls) == 1
+    seen = []
+    per_variant = check.Expected(lambda variant, inputs, scalars, params: seen.append(variant) or {"y": 0},
+                                 {}, {}, {})
+    for name in ("a", "b", "a"):
+        per_variant.outputs(name)
+    assert not per_variant.shared and seen == ["a", "b", "a"]
+
+
+def test_the_committed_references_are_judged_as_written():
+    entries = load_entries(ROOT / "entries")
+    judged = {slug: check.reads_variant(load_reference(slug, e.folder.resolve(), e.meta.measure))
+              for slug, e in entries.items() if e.meta.measure is not None}
+    # kernel-fusion's variants all compute one chain; roofline's k1..k1024 run different FMA counts.
+    assert judged["kernel-fusion"] is False and judged["roofline"] is True
