@@ -108,3 +108,35 @@ def test_the_committed_references_are_judged_as_written():
               for slug, e in entries.items() if e.meta.measure is not None}
     # kernel-fusion's variants all compute one chain; roofline's k1..k1024 run different FMA counts.
     assert judged["kernel-fusion"] is False and judged["roofline"] is True
+
+
+def test_the_phase_clock_takes_a_nested_phase_out_of_the_outer_one():
+    from measure.harness.phases import PHASES, PhaseClock, breakdown
+    from measure.results.model import PHASE_NAMES
+
+    ticks = iter([0.0, 1.0, 3.0, 7.0, 8.0, 8.0, 10.0, 12.0])
+    clock = PhaseClock(clock=lambda: next(ticks))   # started at 0
+    with clock.phase("check"):                        # 1
+        with clock.phase("reference"):                # 3: check has 2 s
+            pass                                      # 7: reference 4 s
+    with clock.phase("timing"):                       # check ended at 8 (+1 s); timing from 8
+        pass                                          # 10
+    phases = clock.record()                           # 12
+    assert phases == {"compile": 0.0, "inputs": 0.0, "reference": 4.0, "check": 3.0, "timing": 2.0,
+                      "counters": 0.0, "total": 12.0}
+    assert breakdown(phases).startswith("12.0 s: compile 0.0, inputs 0.0, reference 4.0, check 3.0")
+    assert PHASE_NAMES == (*PHASES, "total")  # the results model knows every phase the harness records
+
+
+def test_a_result_with_an_unknown_phase_is_refused():
+    import json
+
+    from measure import results
+    from measure.typed import SchemaError
+
+    data = json.loads((ROOT / "entries/roofline/results/nvidia-h200.json").read_text())
+    assert results.parse(dict(data, phases={"compile": 1.0, "total": 2.0})).phases["total"] == 2.0
+    with pytest.raises(SchemaError, match="phases.warp"):
+        results.parse(dict(data, phases={"warp": 1.0}))
+    with pytest.raises(SchemaError, match="phases.total"):
+        results.parse(dict(data, phases={"total": -1.0}))

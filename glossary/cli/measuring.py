@@ -12,6 +12,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from glossary import checks
 from glossary.cli.common import Problems, cli, console, entries_dir_of, load_all, usage
 from glossary.measuring import plan, pool
+from measure import results
+from measure.harness.phases import breakdown
 
 
 # -- measure ------------------------------------------------------------------------
@@ -82,6 +84,12 @@ def measure(ctx: click.Context, entries: tuple[str, ...], everything: bool, gpus
         for lane in lanes.values():
             progress.update(lane, total=1, completed=1)
     failed = [o for o in outcomes if not o.ok]
+    timed = [(o, results.parse(dict(o.result, format=results.FORMAT)).phases) for o in outcomes if o.ok]
+    if any(phases for _, phases in timed):
+        out.print("Where the time went (wall seconds per phase):")
+        for outcome, phases in timed:
+            if phases:
+                out.print(f"  {escape(outcome.job.slug)} on {outcome.job.device}: {breakdown(phases)}")
     for outcome in failed:
         out.print(f"[red]failed[/] {escape(outcome.job.slug)} on {outcome.job.device}: {escape(outcome.error)}")
     devices = list(dict.fromkeys(o.job.device for o in outcomes))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dis
 import inspect
 import os
@@ -107,8 +108,9 @@ class Expected:
     where the reference never reads the variant (``reads_variant``)."""
 
     def __init__(self, reference: Callable, inputs64: dict[str, np.ndarray], scalars: dict[str, float],
-                 params: dict[str, int]) -> None:
+                 params: dict[str, int], in_phase: Callable[[], Any] = contextlib.nullcontext) -> None:
         self.reference, self.inputs64, self.scalars, self.params = reference, inputs64, scalars, params
+        self.in_phase = in_phase  # a context the reference runs in (the phase clock's "reference")
         self.shared = not reads_variant(reference)
         self._cache: dict[str | None, Any] = {}
 
@@ -116,7 +118,8 @@ class Expected:
         key = None if self.shared else variant
         if key not in self._cache:
             self._cache.clear()  # one variant's float64 outputs at a time: they can be gigabytes
-            self._cache[key] = self.reference(variant, self.inputs64, self.scalars, dict(self.params))
+            with self.in_phase():
+                self._cache[key] = self.reference(variant, self.inputs64, self.scalars, dict(self.params))
         return self._cache[key]
 
 

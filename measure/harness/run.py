@@ -22,6 +22,7 @@ from measure.harness.check import Expected, check_variant
 from measure.harness.copy_floor import copy_floor_bytes, copy_floor_record, copy_floor_regions
 from measure.harness.errors import MeasurementError
 from measure.harness.launches import prepare_calls
+from measure.harness.phases import PhaseClock
 from measure.harness.sampling import host_part, take_samples
 from measure.harness.session import BLOCK_TIMEOUT_NS, GpuSession
 from measure.harness.workspace import allocate, fill_input
@@ -41,22 +42,25 @@ def measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: st
     except Exception as err:
         raise MeasurementError(f"pycuda cannot be imported: {err}") from None
     entry_dir = Path(entry_dir).resolve()
+    clock = PhaseClock()
     reference = nvcc.load_reference(slug, entry_dir, spec)
     cache_dir = nvcc.cache_dir()
     try:
-        gpu = GpuSession(drv)
+        with clock.phase("compile"):
+            gpu = GpuSession(drv)
     except drv.Error as err:
         raise MeasurementError(f"{slug}: cannot open a CUDA context: {err}") from None
     nvml = None
     try:
         nvml = envinfo.Nvml(gpu.dev.pci_bus_id())
-        gpu.load_harness(cache_dir)
-        modules, commands = nvcc.compile_kernels(slug, entry_dir, spec, gpu, cache_dir)
+        with clock.phase("compile"):
+            gpu.load_harness(cache_dir)
+            modules, commands = nvcc.compile_kernels(slug, entry_dir, spec, gpu, cache_dir)
         environment = envinfo.environment(gpu, nvml, commands)
         progress(f"{slug}: compiled for {gpu.arch} on {gpu.name}")
         sizes = []
         for params in spec.sizes:
-            sizes.append(_measure_size(slug, spec, params, gpu, modules, reference, nvml, progress))
+            sizes.append(_measure_size(slug, spec, params, gpu, modules, reference, nvml, progress, clock))
     except MeasurementError:
         raise
     except drv.Error as err:
@@ -82,7 +86,9 @@ def measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: st
         "method": _method(spec, gpu.flush_bytes),
         "sizes": sizes,
     }
-    _counter_pass(slug, entry_dir, spec, result, progress)
+    with clock.phase("counters"):
+        _counter_pass(slug, entry_dir, spec, result, progress)
+    result["phases"] = clock.record()
     return result
 
 
@@ -105,7 +111,7 @@ def _method(spec: MeasureSpec, flush_bytes: int) -> dict:
 
 def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: GpuSession,
                   functions: dict[str, Any], reference: Callable, nvml: envinfo.Nvml,
-                  progress: Callable[[str], None]) -> dict:
+                  progress: Callable[[str], None], clock: PhaseClock) -> dict:
     """One size: allocate, check every variant, sample the variants and the copy floor; its record."""
     drv, timing = gpu.drv, spec.timing
     label = f"{slug}: {stats.size_label(params)}"
@@ -115,23 +121,27 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
         raise MeasurementError(f"{label}: elements: {err}") from None
     progress(f"{label} allocating and filling inputs (seed {spec.seed})")
     floor_bytes = copy_floor_bytes(elements, gpu.l2_bytes)
-    ws = allocate(spec, params, gpu, extra_bytes=2 * floor_bytes)
+    with clock.phase("inputs"):
+        ws = allocate(spec, params, gpu, extra_bytes=2 * floor_bytes)
     floor_src = floor_dst = None
     try:
         prepared: dict[str, str] = {}
         calls = {v.name: prepare_calls(spec, v, functions, ws, params, prepared) for v in spec.variants}
         # Scalars as the kernels received them (float32), so both sides compute the same function.
         scalars = {k: float(np.float32(v)) for k, v in spec.scalars.items()}
-        expected = Expected(reference, {k: v.astype(np.float64) for k, v in ws.inputs.items()}, scalars, params)
         checks = []
-        for v in spec.variants:
-            progress(f"{label} checking {v.name}")
-            checks += check_variant(slug, spec, v, calls[v.name], ws, gpu, expected, params)
-        del expected
+        with clock.phase("check"):
+            expected = Expected(reference, {k: v.astype(np.float64) for k, v in ws.inputs.items()}, scalars,
+                                params, in_phase=lambda: clock.phase("reference"))
+            for v in spec.variants:
+                progress(f"{label} checking {v.name}")
+                checks += check_variant(slug, spec, v, calls[v.name], ws, gpu, expected, params)
+            del expected
 
-        floor_src, floor_dst = drv.mem_alloc(floor_bytes), drv.mem_alloc(floor_bytes)
-        drv.memcpy_htod(floor_src, fill_input(np.random.default_rng(spec.seed + 1), floor_bytes // 4,
-                                              "float32", "uniform"))
+        with clock.phase("inputs"):
+            floor_src, floor_dst = drv.mem_alloc(floor_bytes), drv.mem_alloc(floor_bytes)
+            drv.memcpy_htod(floor_src, fill_input(np.random.default_rng(spec.seed + 1), floor_bytes // 4,
+                                                  "float32", "uniform"))
         floor_regions = copy_floor_regions(gpu, floor_src, floor_dst, floor_bytes)
 
         def enqueue_variant(name: str) -> Callable[[], None]:
@@ -142,7 +152,8 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
 
         regions: dict[str, Callable[[], None]] = {v.name: enqueue_variant(v.name) for v in spec.variants}
         regions.update(floor_regions)
-        sampled = take_samples(gpu, regions, timing, nvml, [v.name for v in spec.variants], label, progress)
+        with clock.phase("timing"):
+            sampled = take_samples(gpu, regions, timing, nvml, [v.name for v in spec.variants], label, progress)
     finally:
         ws.free()
         for buf in (floor_src, floor_dst):

@@ -31,6 +31,8 @@ from measure.results.sizes import CounterSummary, Size
 from measure.typed import SchemaError, load
 
 FORMAT = 1
+# measure.harness.phases.PHASES and the total (the harness imports the model, not the other way).
+PHASE_NAMES = ("compile", "inputs", "reference", "check", "timing", "counters", "total")
 
 
 # -- environment and method ------------------------------------------------------------------
@@ -187,6 +189,9 @@ class Result(Record):
     method: Method | None = field("how the figures were timed (required when ok)", default=None)
     sizes: list[Size] = field("one record per size of the sweep", default=())
     counters: CounterSummary | None = field("how the Nsight Compute pass went", default=None)
+    phases: dict[str, float] | None = field(
+        "wall seconds of each phase of the measurement (compile, inputs, reference, check, timing, "
+        "counters) and of all of it (total)", at_least=0, default=None)
     error: str | None = field("failed results: what went wrong", default=None)
     last_failure: Failure | None = field("the latest failed attempt, kept beside good figures", default=None)
     signature: Envelope | None = field(
@@ -212,6 +217,9 @@ class Result(Record):
                 raise SchemaError("imported_from", "only imported results have imported_from")
             if self.status == "ok" and not (self.fingerprint or "").strip():
                 raise SchemaError("fingerprint", "measured results carry the fingerprint they were measured for")
+        for name in self.phases or ():
+            if name not in PHASE_NAMES:
+                raise SchemaError(f"phases.{name}", f"expected one of {', '.join(PHASE_NAMES)}")
         if self.status == "failed":
             if not (self.error or "").strip():
                 raise SchemaError("error", "required for a failed result (what went wrong)")
