@@ -140,3 +140,27 @@ def test_a_result_with_an_unknown_phase_is_refused():
         results.parse(dict(data, phases={"warp": 1.0}))
     with pytest.raises(SchemaError, match="phases.total"):
         results.parse(dict(data, phases={"total": -1.0}))
+
+
+def test_one_ncu_run_per_cache_mode_splits_its_launches_by_size():
+    from measure.harness import counters
+
+    manifest = [{"variant": "a", "launch": 0, "kernel": "k", "repeat": 1, "size": s} for s in (0, 0, 1)]
+    launches = [{"id": i, "kernel": "k", "read_bytes": 4.0 * (i + 1), "write_bytes": 4.0} for i in range(3)]
+    (l0, m0), (l1, m1) = counters.split_by_size(launches, manifest, 2)
+    assert [x["id"] for x in l0] == [0, 1] and [x["id"] for x in l1] == [2] and len(m0) == 2 and len(m1) == 1
+    per_size = counters.variant_counters(l1, m1, 2, "all")
+    assert per_size["a"]["dram_bytes_per_elem"] == 8.0  # (12 read + 4 written) / 2 elements
+    with pytest.raises(counters.CounterError, match="profiled 2 launches, but the process made 3"):
+        counters.split_by_size(launches[:2], manifest, 2)
+    with pytest.raises(counters.CounterError, match="size 1 of 1"):
+        counters.split_by_size(launches, manifest, 1)
+
+
+def test_without_ncu_every_size_says_why(monkeypatch):
+    from measure.harness import counters
+
+    monkeypatch.setattr(counters, "find_ncu", lambda: None)
+    spec = load_entries(ROOT / "entries")["kernel-fusion"].meta.measure
+    out = counters.run_counter_passes("kernel-fusion", ROOT, spec, [({"n": 1}, 1), ({"n": 2}, 2)], print)
+    assert [o["status"] for o in out] == ["skipped", "skipped"] and [o["size"] for o in out] == [{"n": 1}, {"n": 2}]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import functools
 import io
 import json
 import os
@@ -134,6 +135,7 @@ def find_ncu() -> str | None:
     return tools.find_cuda_tool("ncu")
 
 
+@functools.cache
 def ncu_version(ncu: str) -> str | None:
     """ncu's version, e.g. '2025.3.0.0', or None if it cannot be run."""
     match = re.search(r"Version\s+(\S+)", tools.version_output(ncu) or "")
@@ -157,57 +159,86 @@ def spec_to_json(spec: MeasureSpec) -> str:
 def run_counter_pass(slug: str, entry_dir: Path, spec: MeasureSpec, params: dict[str, int],
                      elements: int, progress: Callable[[str], None] = print,
                      timeout_s: float = 300.0) -> dict:
-    """Profile every variant once at ``params``, flushed and unflushed.
+    """Profile every variant once at ``params``, flushed and unflushed (``run_counter_passes`` of one size)."""
+    return run_counter_passes(slug, entry_dir, spec, [(params, elements)], progress, timeout_s)[0]
 
-    Returns {"status": "ok", "ncu_version", "size", "variants": {name: {"flushed", "unflushed"}}}
-    or {"status": "skipped"|"error", "reason"|"error": ...}.
+
+def run_counter_passes(slug: str, entry_dir: Path, spec: MeasureSpec, sizes: list[tuple[dict[str, int], int]],
+                       progress: Callable[[str], None] = print, timeout_s: float = 300.0) -> list[dict]:
+    """Profile every variant once at each of ``sizes`` ((params, elements) pairs), flushed and unflushed:
+    one ncu process per cache mode for all the sizes, not one per size and mode.
+
+    Returns one record per size, in order: {"status": "ok", "ncu_version", "size", "variants": {name:
+    {"flushed", "unflushed"}}} or {"status": "skipped"|"error", "reason"|"error": ...}.
     """
     ncu = find_ncu()
     if ncu is None:
-        return {"status": "skipped", "reason": "ncu is not on PATH", "size": dict(params)}
+        return [{"status": "skipped", "reason": "ncu is not on PATH", "size": dict(p)} for p, _ in sizes]
     root = Path(__file__).resolve().parents[2]  # the repository root: the child's PYTHONPATH and working folder
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
     kernels = [launch.kernel for v in spec.variants for launch in v.launches]
-    result: dict = {"status": "ok", "ncu_version": ncu_version(ncu), "size": dict(params),
-                    "metrics": list(METRICS), "clock_control": CLOCK_CONTROL,
-                    "flushed_means": "ncu --cache-control all: caches flushed before every kernel",
-                    "unflushed_means": "ncu --cache-control none; the L2 written over before each variant "
-                                       "as in the timed runs" if spec.timing.l2_flush else
-                                       "ncu --cache-control none; no flush, as in the timed runs",
-                    "variants": {}}
+    version = ncu_version(ncu)
+    results = [{"status": "ok", "ncu_version": version, "size": dict(params),
+                "metrics": list(METRICS), "clock_control": CLOCK_CONTROL,
+                "flushed_means": "ncu --cache-control all: caches flushed before every kernel",
+                "unflushed_means": "ncu --cache-control none; the L2 written over before each variant "
+                                   "as in the timed runs" if spec.timing.l2_flush else
+                                   "ncu --cache-control none; no flush, as in the timed runs",
+                "variants": {}} for params, _ in sizes]
+    shown = ", ".join(stats.size_label(params) for params, _ in sizes)
     with tempfile.TemporaryDirectory(prefix="glossary-ncu-") as tmp:
         tmpdir = Path(tmp)
         spec_path = tmpdir / "spec.json"
         spec_path.write_text(spec_to_json(spec), encoding="utf-8")
         for label, cache_control in CACHE_CONTROLS.items():
-            progress(f"{slug}: counters {stats.size_label(params)} cache-control {cache_control}")
+            progress(f"{slug}: counters {shown} cache-control {cache_control}")
             manifest_path = tmpdir / f"manifest-{label}.json"
             log_path = tmpdir / f"ncu-{label}.csv"
             child = [sys.executable, "-m", PROFILE_MAIN, "--spec", str(spec_path),
-                     "--entry-dir", str(entry_dir), "--params", json.dumps(dict(params)),
+                     "--entry-dir", str(entry_dir), "--params", json.dumps([dict(p) for p, _ in sizes]),
                      "--manifest", str(manifest_path)]
             cmd = ncu_command(ncu, cache_control, kernels, log_path, child)
             try:
-                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, env=env,
-                                      cwd=str(root))
+                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s * len(sizes),
+                                      env=env, cwd=str(root))
             except (OSError, subprocess.TimeoutExpired) as err:
-                return _error(result, f"ncu ({cache_control}) did not finish: {err}")
+                return [_error(r, f"ncu ({cache_control}) did not finish: {err}") for r in results]
             log = log_path.read_text(encoding="utf-8", errors="replace") if log_path.exists() else ""
             if proc.returncode != 0 or not manifest_path.exists():
                 tail = _tail(log + "\n" + proc.stdout + proc.stderr)
-                return _error(result, f"ncu ({cache_control}) exited {proc.returncode}: {tail}")
+                return [_error(r, f"ncu ({cache_control}) exited {proc.returncode}: {tail}") for r in results]
             try:
                 manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-                per_variant = variant_counters(launch_bytes(parse_ncu_csv(log)), manifest, elements,
-                                               cache_control)
+                per_size = split_by_size(launch_bytes(parse_ncu_csv(log)), manifest, len(sizes))
+                for (launches, wanted), (_, elements), result in zip(per_size, sizes, results):
+                    for name, rec in variant_counters(launches, wanted, elements, cache_control).items():
+                        result["variants"].setdefault(name, {"size": dict(result["size"])})[label] = rec
             except (CounterError, ValueError) as err:
-                return _error(result, f"ncu ({cache_control}): {err}; {_tail(log)}")
-            for name, rec in per_variant.items():
-                result["variants"].setdefault(name, {"size": dict(params)})[label] = rec
-        result["command"] = " ".join(ncu_command("ncu", "<all|none>", kernels, Path("<log>"),
-                                                 ["python3", "-m", PROFILE_MAIN, "..."]))
-    return result
+                return [_error(r, f"ncu ({cache_control}): {err}; {_tail(log)}") for r in results]
+        command = " ".join(ncu_command("ncu", "<all|none>", kernels, Path("<log>"),
+                                       ["python3", "-m", PROFILE_MAIN, "..."]))
+        for result in results:
+            result["command"] = command
+    return results
+
+
+def split_by_size(launches: list[dict], manifest: list[dict], count: int) -> list[tuple[list[dict], list[dict]]]:
+    """The profiled launches and the manifest's entries of each of ``count`` sizes, in order.
+
+    ncu's rows come in launch order, as the manifest does; a manifest entry's ``size`` is the
+    index of its size (entries without one are of size 0)."""
+    if len(launches) != len(manifest):
+        raise CounterError(f"ncu profiled {len(launches)} launches, but the process made {len(manifest)} "
+                           f"({', '.join(m['kernel'] for m in manifest)})")
+    out: list[tuple[list[dict], list[dict]]] = [([], []) for _ in range(count)]
+    for got, want in zip(launches, manifest):
+        index = int(want.get("size", 0))
+        if not 0 <= index < count:
+            raise CounterError(f"the profiled process reported size {index} of {count}")
+        out[index][0].append(got)
+        out[index][1].append(want)
+    return out
 
 
 def _error(result: dict, message: str) -> dict:

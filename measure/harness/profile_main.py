@@ -1,7 +1,8 @@
-"""The process ncu profiles: each variant's launches once, in spec order, at one size.
+"""The process ncu profiles: each variant's launches once, in spec order, at each size asked for.
 
 Run as ``python -m measure.harness.profile_main --spec spec.json --entry-dir DIR --params JSON
---manifest OUT.json`` (by measure.harness.counters, under ncu).  Inputs are filled from
+--manifest OUT.json`` (by measure.harness.counters, under ncu); ``--params`` is one size's
+parameters or a list of them, profiled in that order, each size allocated and freed in turn.  Inputs are filled from
 the spec's seed as in the timed run; nothing is checked or timed here.  The
 manifest lists the launches made, so the counter rows can be matched to variants.
 """
@@ -23,7 +24,7 @@ from measure.typed import load
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Launch every variant once at --params and write the manifest; 2 where the harness refused."""
+    """Launch every variant once at each size of --params and write the manifest; 2 where the harness refused."""
     ap = argparse.ArgumentParser(prog="python -m measure.harness.profile_main")
     ap.add_argument("--spec", required=True, type=Path)
     ap.add_argument("--entry-dir", required=True, type=Path)
@@ -31,7 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--manifest", required=True, type=Path)
     opts = ap.parse_args(argv)
     spec = load(MeasureSpec, json.loads(opts.spec.read_text(encoding="utf-8")))
-    params = {k: int(v) for k, v in json.loads(opts.params).items()}
+    given = json.loads(opts.params)
+    sizes = [{k: int(v) for k, v in p.items()} for p in (given if isinstance(given, list) else [given])]
     entry_dir = opts.entry_dir.resolve()
 
     import pycuda.driver as drv
@@ -41,23 +43,24 @@ def main(argv: list[str] | None = None) -> int:
     try:
         functions, _ = compile_kernels("profile", entry_dir, spec, gpu, cache_dir())
         gpu.load_harness(cache_dir())
-        ws = allocate(spec, params, gpu)
-        try:
-            prepared: dict[str, str] = {}
-            for variant in spec.variants:
-                if spec.timing.l2_flush:
-                    # As in the timed runs: the L2 is written over before each variant's region, not
-                    # between its launches, so an unflushed pass counts the bytes the timing saw.
-                    gpu.flush_l2()
-                    gpu.stream.synchronize()
-                calls = prepare_calls(spec, variant, functions, ws, params, prepared, first_only=True)
-                for li, (call, launch) in enumerate(zip(calls, variant.launches)):
-                    call.launch(gpu.stream)
-                    gpu.stream.synchronize()
-                    manifest.append({"variant": variant.name, "launch": li, "kernel": call.kernel,
-                                     "repeat": launch.repeat})
-        finally:
-            ws.free()
+        prepared: dict[str, str] = {}
+        for index, params in enumerate(sizes):
+            ws = allocate(spec, params, gpu)
+            try:
+                for variant in spec.variants:
+                    if spec.timing.l2_flush:
+                        # As in the timed runs: the L2 is written over before each variant's region, not
+                        # between its launches, so an unflushed pass counts the bytes the timing saw.
+                        gpu.flush_l2()
+                        gpu.stream.synchronize()
+                    calls = prepare_calls(spec, variant, functions, ws, params, prepared, first_only=True)
+                    for li, (call, launch) in enumerate(zip(calls, variant.launches)):
+                        call.launch(gpu.stream)
+                        gpu.stream.synchronize()
+                        manifest.append({"variant": variant.name, "launch": li, "kernel": call.kernel,
+                                         "repeat": launch.repeat, "size": index})
+            finally:
+                ws.free()
     except MeasurementError as err:
         print(f"profile: {err}", file=sys.stderr)
         return 2

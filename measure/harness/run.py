@@ -203,8 +203,9 @@ def _counter_pass(slug: str, entry_dir: Path, spec: MeasureSpec, result: dict,
         result["counters"] = {"status": "skipped", "reason": "headline is not among the sizes", "size": headline}
         return
     summaries = []
-    for target in targets:
-        outcome = counters.run_counter_pass(slug, entry_dir, spec, target["params"], target["elements"], progress)
+    outcomes = counters.run_counter_passes(slug, entry_dir, spec, [(t["params"], t["elements"]) for t in targets],
+                                           progress)
+    for target, outcome in zip(targets, outcomes):
         summary = {k: v for k, v in outcome.items() if k != "variants"}
         summaries.append(summary)
         for name, rec in target["variants"].items():
