@@ -164,3 +164,53 @@ def test_without_ncu_every_size_says_why(monkeypatch):
     spec = load_entries(ROOT / "entries")["kernel-fusion"].meta.measure
     out = counters.run_counter_passes("kernel-fusion", ROOT, spec, [({"n": 1}, 1), ({"n": 2}, 2)], print)
     assert [o["status"] for o in out] == ["skipped", "skipped"] and [o["size"] for o in out] == [{"n": 1}, {"n": 2}]
+
+
+# -- glossary try: the author's quick look -----------------------------------------------------
+
+
+def test_quick_spec_is_one_size_without_counters():
+    from glossary.measuring import quick
+
+    spec = load_entries(ROOT / "entries")["kernel-fusion"].meta.measure
+    one = quick.quick_spec(spec)
+    assert one.sizes == [dict(spec.headline)] and one.headline == dict(spec.headline) and one.counters is False
+    assert quick.quick_spec(spec, quick.parse_size(["n=1_048_576"])).sizes == [{"n": 1048576}]
+    with pytest.raises(quick.QuickError, match="not a size parameter"):
+        quick.quick_spec(spec, {"m": 4})
+    with pytest.raises(quick.QuickError, match="NAME=INTEGER"):
+        quick.parse_size(["n=lots"])
+
+
+def test_glossary_try_prints_the_table_and_records_nothing(monkeypatch, tmp_path):
+    import json
+    import shutil
+
+    from click.testing import CliRunner
+
+    from glossary.cli import cli
+    from glossary.measuring import plan
+    from measure import harness
+
+    shutil.copytree(ROOT / "entries", tmp_path / "entries")
+    (tmp_path / "mkdocs.yml").write_text("site_name: T\n")
+    recorded = tmp_path / "entries/kernel-fusion/results/nvidia-h200.json"
+    before = recorded.read_bytes()
+    data = json.loads(before)
+    spec = load_entries(tmp_path / "entries")["kernel-fusion"].meta.measure
+
+    def fake_measure(slug, folder, one, fingerprint, progress):
+        assert one.sizes == [dict(spec.headline)] and one.counters is False
+        size = next(s for s in data["sizes"] if s["params"] == dict(spec.headline))
+        return {k: v for k, v in dict(data, sizes=[size], counters=None).items()
+                if k not in ("format", "signature", "last_failure", "counters")}
+
+    monkeypatch.setattr(plan, "probe", lambda: (True, "NVIDIA H200"))
+    monkeypatch.setattr(harness, "measure_entry", fake_measure)
+    run = CliRunner().invoke(cli, ["--entries", str(tmp_path / "entries"), "try", "kernel-fusion"])
+    assert run.exit_code == 0, run.output
+    assert "not recorded" in run.output and "fused_vec4" in run.output and "staged / fused: time" in run.output
+    assert recorded.read_bytes() == before  # nothing recorded
+    monkeypatch.setattr(plan, "probe", lambda: (False, "pycuda is not installed"))
+    run = CliRunner().invoke(cli, ["--entries", str(tmp_path / "entries"), "try", "kernel-fusion"])
+    assert run.exit_code == 1 and "no GPU to try on here: pycuda is not installed" in run.output

@@ -1,0 +1,67 @@
+"""`glossary try`: an author's quick look on a GPU machine; nothing is recorded."""
+
+from __future__ import annotations
+
+import time
+
+import click
+from rich.markup import escape
+from rich.table import Table
+
+from glossary import checks
+from glossary.cli.common import Problems, cli, console, entries_dir_of, load_all, usage
+from glossary.measuring import plan, quick
+from measure import results
+from measure.harness.phases import breakdown
+
+
+@cli.command("try")
+@click.argument("entry")
+@click.option("--size", "size", multiple=True, metavar="K=V",
+              help="A size parameter other than the headline's, e.g. --size n=1048576 (repeatable).")
+@click.pass_context
+def try_(ctx: click.Context, entry: str, size: tuple[str, ...]) -> None:
+    """Compile, check and time ENTRY at its headline size on this GPU, without counters.
+
+    Prints the table and the ratios; records nothing (a published figure comes only from
+    `glossary measure` on the verification node). Exits 1 when there is no GPU here or the
+    entry fails its correctness check.
+    """
+    entries_dir = entries_dir_of(ctx)
+    try:
+        slug = checks.resolve_slugs(entries_dir, [entry])[0]
+    except checks.CheckError as err:
+        raise usage(ctx, err) from None
+    target = load_all(entries_dir)[slug]
+    if target.meta.measure is None:
+        raise Problems(f"{target.path} has no measure: spec; there is nothing to try")
+    try:
+        spec = quick.quick_spec(target.meta.measure, quick.parse_size(size))
+    except quick.QuickError as err:
+        raise usage(ctx, err) from None
+    ok, why = plan.probe()
+    if not ok:
+        raise Problems(f"no GPU to try on here: {why}")
+    from measure import harness
+
+    out = console()
+    started = time.monotonic()
+    try:
+        data = harness.measure_entry(slug, target.folder, spec, "quick-look (not recorded)",
+                                     progress=lambda line: out.print(f"[dim]{escape(line)}[/]"))
+    except harness.MeasurementError as err:
+        raise Problems(f"{slug}: {err}") from None
+    result = results.parse(dict(data, format=results.FORMAT))
+    table = Table(title=f"{escape(slug)} at {escape(str(spec.headline))} on {escape(result.environment.gpu)} "
+                        f"({result.method.statistic}; not recorded)")
+    for column in ("variant", "ms", "GB/s", "of copy floor"):
+        table.add_column(column, justify="left" if column == "variant" else "right")
+    rows = quick.rows(result)
+    for row in rows:
+        table.add_row(escape(row.variant), f"{row.ms:.4f}", f"{row.gbps:,.0f}",
+                      f"{row.of_floor:.0%}" if row.of_floor is not None else "–")
+    out.print(table)
+    for num, den, time_ratio, byte_ratio in quick.ratios(spec, rows):
+        out.print(f"{escape(num)} / {escape(den)}: time {time_ratio:.2f}x, bytes {byte_ratio:.2f}x")
+    if result.phases:
+        out.print(f"{time.monotonic() - started:.1f} s here; {breakdown(result.phases)}")
