@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from glossary.entries.model import EntryError, load_entries
+from glossary.entries.model import Entry, EntryError, load_entries
 
 
 class Problems(click.ClickException):
@@ -56,3 +56,16 @@ def load_all(entries_dir: Path):
         count = len(getattr(err, "errors", [err]))
         which = "this entry" if count == 1 else f"these {count} entries"
         raise Problems(f"{err}\nFix {which} first (`glossary check` lists every problem).") from None
+
+
+def one_entry(ctx: click.Context, name: str) -> Entry:
+    """The entry an ENTRY argument names (a slug, its file or a file in its folder); a usage error
+    where there is none, Problems where the entries do not load."""
+    from glossary import checks
+
+    entries_dir = entries_dir_of(ctx)
+    try:
+        slug = checks.resolve_slugs(entries_dir, [name])[0]
+    except checks.CheckError as err:
+        raise usage(ctx, err) from None
+    return load_all(entries_dir)[slug]

@@ -11,7 +11,7 @@ import click
 from rich.markup import escape
 
 from glossary import checks
-from glossary.cli.common import Problems, cli, console, entries_dir_of, load_all, usage
+from glossary.cli.common import Problems, cli, console, entries_dir_of, one_entry
 from glossary.settings import GlossaryError, Settings
 from glossary.verdicts import review, signoff, trust
 from glossary.verdicts.gate import is_real_name
@@ -41,11 +41,8 @@ def sign(ctx: click.Context, entry: str, name: str, key_file: Path | None, passp
     `trust: names` no key is needed and the review is recorded by name only.
     """
     entries_dir = entries_dir_of(ctx)
-    try:
-        slug = checks.resolve_slugs(entries_dir, [entry])[0]
-    except checks.CheckError as err:
-        raise usage(ctx, err) from None
-    target = load_all(entries_dir)[slug]
+    target = one_entry(ctx, entry)
+    slug = target.slug
     problem = review.signer_problem(target, name)
     if problem:
         raise Problems(f"not signed: {problem}")

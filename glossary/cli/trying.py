@@ -8,8 +8,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from glossary import checks
-from glossary.cli.common import Problems, cli, console, entries_dir_of, load_all, usage
+from glossary.cli.common import Problems, cli, console, one_entry, usage
 from glossary.measuring import plan, quick
 from measure import results
 from measure.harness.phases import breakdown
@@ -27,12 +26,8 @@ def try_(ctx: click.Context, entry: str, size: tuple[str, ...]) -> None:
     `glossary measure` on the verification node). Exits 1 when there is no GPU here or the
     entry fails its correctness check.
     """
-    entries_dir = entries_dir_of(ctx)
-    try:
-        slug = checks.resolve_slugs(entries_dir, [entry])[0]
-    except checks.CheckError as err:
-        raise usage(ctx, err) from None
-    target = load_all(entries_dir)[slug]
+    target = one_entry(ctx, entry)
+    slug = target.slug
     if target.meta.measure is None:
         raise Problems(f"{target.path} has no measure: spec; there is nothing to try")
     try:
