@@ -46,7 +46,7 @@ def main() -> int:
     print(f"probe_gpu: {ok} {why}")
     data = harness.measure_entry(opts.slug, entry_dir, spec, fp)
     opts.out.write_text(json.dumps(data, indent=1, allow_nan=False) + "\n")
-    result = results.parse(dict(data, format=results.FORMAT))  # read through the model, as the site reads it
+    result = results.parse_measured(data)  # read through the model, as the site reads it
     env = result.environment
     print(f"\n{env.gpu} driver {env.driver} CUDA {env.cuda_driver} nvcc {env.nvcc} {env.arch} "
           f"L2 {env.l2_bytes} clocks {env.clocks} throttled {env.throttled} {env.throttle_reasons}")

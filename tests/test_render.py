@@ -80,3 +80,29 @@ def test_compile_command_hides_the_install_path():
     assert _compile_command("nvcc --cubin -O3 -arch sm_90 -I/tmp/site/pycuda/cuda kernel.cu") == \
         "nvcc --cubin -O3 -arch sm_90 -I<pycuda>/cuda kernel.cu"
     assert _compile_command("nvcc -std=c++17 -O3 -arch=sm_75") == "nvcc -std=c++17 -O3 -arch=sm_75"
+
+
+@pytest.mark.parametrize("environment, shown", [({"gpu": "NVIDIA H200", "captured_at": "2026-12-01T09:00:00Z"},
+                                                 "(2026-12-01T09:00:00Z)"),
+                                                ({"gpu": "NVIDIA H200"}, "(date unknown)"), (None, "(date unknown)")])
+def test_a_last_failure_shows_its_error_and_date_beside_the_kept_figures(environment, shown):
+    import json
+
+    from glossary.entries.model import load_entries
+    from glossary.site import page as page_mod, render
+    from glossary.verdicts import findings
+    from glossary.verdicts.gate import judge
+    from measure.results import parse
+
+    entry = load_entries(ROOT / "entries")["roofline"]
+    data = json.loads((entry.folder / "results" / "nvidia-h200.json").read_text())
+    failure = {"error": "roofline: Xid 79 during sampling"}
+    if environment is not None:
+        failure["environment"] = environment
+    measured = findings.collect(entry, {"nvidia-h200": parse(dict(data, last_failure=failure))})
+    model = page_mod.PageModel(entry=entry, verdict=judge(entry.meta.author, entry.meta.reviewer, ()),
+                               devices=measured.devices, related=(), preview=True, body=measured.body,
+                               claims=measured.claims, figure_problems=measured.figure_problems)
+    markdown = render.render_entry(render.make_env(ROOT / "templates"), model)
+    assert f"roofline: Xid 79 during sampling {shown}" in markdown
+    assert "None" not in markdown.split("Xid 79", 1)[1].split("\n", 1)[0]

@@ -84,7 +84,7 @@ def measure(ctx: click.Context, entries: tuple[str, ...], everything: bool, gpus
         for lane in lanes.values():
             progress.update(lane, total=1, completed=1)
     failed = [o for o in outcomes if not o.ok]
-    timed = [(o, results.parse(dict(o.result, format=results.FORMAT)).phases) for o in outcomes if o.ok]
+    timed = [(o, results.parse_measured(o.result).phases) for o in outcomes if o.ok]
     if any(phases for _, phases in timed):
         out.print("Where the time went (wall seconds per phase):")
         for outcome, phases in timed:

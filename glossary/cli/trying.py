@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from glossary.cli.common import Problems, cli, console, one_entry, usage
+from glossary.figures import views
 from glossary.measuring import plan, quick
 from measure import results
 from measure.harness.phases import breakdown
@@ -46,17 +47,19 @@ def try_(ctx: click.Context, entry: str, size: tuple[str, ...]) -> None:
                                      progress=lambda line: out.print(f"[dim]{escape(line)}[/]"))
     except harness.MeasurementError as err:
         raise Problems(f"{slug}: {err}") from None
-    result = results.parse(dict(data, format=results.FORMAT))
-    table = Table(title=f"{escape(slug)} at {escape(str(spec.headline))} on {escape(result.environment.gpu)} "
+    result = results.parse_measured(data)
+    (view,) = views.device_views(target, {result.device: result})  # the page's own figures
+    size = view.sizes[0]
+    table = Table(title=f"{escape(slug)} at {escape(str(size.params))} on {escape(view.gpu)} "
                         f"({result.method.statistic}; not recorded)")
     for column in ("variant", "ms", "GB/s", "of copy floor"):
         table.add_column(column, justify="left" if column == "variant" else "right")
-    rows = quick.rows(result)
-    for row in rows:
-        table.add_row(escape(row.variant), f"{row.ms:.4f}", f"{row.gbps:,.0f}",
-                      f"{row.of_floor:.0%}" if row.of_floor is not None else "–")
+    for row in size.rows:
+        table.add_row(escape(row.name), f"{row.ms:.4f}", f"{row.gbps:,.0f}",
+                      f"{row.fraction_of_floor:.0%}" if row.fraction_of_floor is not None else "–")
     out.print(table)
-    for num, den, time_ratio, byte_ratio in quick.ratios(spec, rows):
-        out.print(f"{escape(num)} / {escape(den)}: time {time_ratio:.2f}x, bytes {byte_ratio:.2f}x")
+    for ratio in size.ratios:
+        out.print(f"{escape(ratio.num)} / {escape(ratio.den)}: time {ratio.time_ratio:.2f}x, "
+                  f"bytes {ratio.byte_ratio:.2f}x")
     if result.phases:
         out.print(f"{time.monotonic() - started:.1f} s here; {breakdown(result.phases)}")

@@ -30,7 +30,7 @@ def run_harness(job: Job, progress: Callable[[str], None]) -> dict:
         raise harness.MeasurementError(f"{job.slug}: the entry has no measure spec any more")
     result = harness.measure_entry(entry.slug, entry.folder, entry.meta.measure, job.fingerprint,
                                    progress=progress)
-    measured = results.parse(dict(result, format=results.FORMAT))  # what the parent will store, checked here
+    measured = results.parse_measured(result)  # what the parent will store, checked here
     expected_bus = os.environ.get("GLOSSARY_WORKER_PCI_BUS_ID") or None
     got_bus = measured.environment.pci_bus_id
     if measured.device != job.device or (expected_bus and got_bus and got_bus.lower() != expected_bus.lower()):

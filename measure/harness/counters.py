@@ -156,13 +156,6 @@ def spec_to_json(spec: MeasureSpec) -> str:
     return json.dumps(dataclasses.asdict(spec))
 
 
-def run_counter_pass(slug: str, entry_dir: Path, spec: MeasureSpec, params: dict[str, int],
-                     elements: int, progress: Callable[[str], None] = print,
-                     timeout_s: float = 300.0) -> dict:
-    """Profile every variant once at ``params``, flushed and unflushed (``run_counter_passes`` of one size)."""
-    return run_counter_passes(slug, entry_dir, spec, [(params, elements)], progress, timeout_s)[0]
-
-
 def run_counter_passes(slug: str, entry_dir: Path, spec: MeasureSpec, sizes: list[tuple[dict[str, int], int]],
                        progress: Callable[[str], None] = print, timeout_s: float = 300.0) -> list[dict]:
     """Profile every variant once at each of ``sizes`` ((params, elements) pairs), flushed and unflushed:

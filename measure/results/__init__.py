@@ -7,7 +7,8 @@ and writes the files.
 
 from measure.results.identity import Staleness, fingerprint, measured_part, measurement_fingerprint, staleness
 from measure.results.model import (FORMAT, EnvClocks, Envelope, EnvelopeSignature, Environment, Failure,
-                                   FailureEnvironment, Method, MethodCheck, Result, parse)
+                                   FailureEnvironment, Method, MethodCheck, Result, parse,
+                                   parse_measured)
 from measure.results.schema import result_schema
 from measure.results.sizes import (COPY_REGIONS, CopyFloor, CopyRegion, CounterPass, CounterSummary, KernelCounters,
                                    Sampling, Size, SizeCheck, SizeClocks, Stats, Variant, VariantCounters)
@@ -15,5 +16,5 @@ from measure.results.sizes import (COPY_REGIONS, CopyFloor, CopyRegion, CounterP
 __all__ = ["FORMAT", "Result", "Environment", "Method", "Size", "Variant", "Stats", "CopyFloor", "CopyRegion",
            "CounterSummary", "CounterPass", "VariantCounters", "KernelCounters", "SizeCheck", "SizeClocks",
            "Sampling", "EnvClocks", "MethodCheck", "Failure", "FailureEnvironment", "Envelope",
-           "EnvelopeSignature", "COPY_REGIONS", "Staleness", "parse", "result_schema", "staleness",
+           "EnvelopeSignature", "COPY_REGIONS", "Staleness", "parse", "parse_measured", "result_schema", "staleness",
            "fingerprint", "measured_part", "measurement_fingerprint"]

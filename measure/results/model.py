@@ -244,6 +244,11 @@ class Result(Record):
                                           f"required key is missing (method.statistic is {stat})")
 
 
+def parse_measured(data: dict) -> Result:
+    """A result as ``measure.harness.measure_entry`` returns it, before the store adds its format."""
+    return parse(dict(data, format=FORMAT))
+
+
 def parse(data: Any, key: str = "") -> Result:
     """The typed result from plain JSON data; raises measure.typed.SchemaError naming the key.
 
