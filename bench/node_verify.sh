@@ -1,24 +1,51 @@
 #!/usr/bin/env bash
-# On the verification node: GPU tests, then re-measure every entry that has H200 results, one
-# `glossary measure --all SLUG` at a time (wall time each), and compare each re-measure with the
-# result it replaces (bench/agreement.py).  Logs and results go under $OUT/v; nothing else is kept.
+# On the verification node: re-measure every entry that has H200 results, one
+# `glossary measure --all SLUG` at a time (wall time each), compare each re-measure with the
+# result it replaces (bench/agreement.py), then the GPU tests, the counter cache (the same entry
+# measured again, then re-timed with one more warm-up: counters carried, not profiled), the
+# author's quick look, and a real `mkdocs build`.  Logs and results go under $OUT/v.tgz.
 #   bench/node_verify.sh NODE_NAME [SLUG ...]
 set -u
 name=${1:?node name}; shift
 slugs=${*:-$(ls entries/*/results/nvidia-h200.json | cut -d/ -f2)}
 export PYTHONPATH=/tmp/site:$PWD NO_MKDOCS_2_WARNING=1 GLOSSARY_NODE_KEY=/tmp/nodekey
 test -d /tmp/site/pycuda || python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl || exit 1
-mkdir -p "$OUT/v/old" "$OUT/v/new"
-for s in $slugs; do cp "entries/$s/results/nvidia-h200.json" "$OUT/v/old/$s.json"; done
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$OUT/v/smi.txt"
-test -f /tmp/nodekey || python3 -m glossary.cli node init --name "$name" > "$OUT/v/node_init.txt" 2>&1
+v=$OUT/v
+mkdir -p "$v/old" "$v/new" "$v/demo"
+for s in $slugs; do cp "entries/$s/results/nvidia-h200.json" "$v/old/$s.json"; done
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$v/smi.txt"
+nproc > "$v/nproc.txt"
+if ! test -f /tmp/nodekey; then
+  python3 -m glossary.cli node init --name "$name" > "$v/node_line.txt" 2> "$v/node_init.txt"
+  cat "$v/node_line.txt" >> trust/nodes.allowed_signers   # so this node's own results verify here
+fi
+wall() { python3 -c "print(round($(date +%s.%N) - $1, 1))"; }
 for s in $slugs; do
   start=$(date +%s.%N)
-  python3 -m glossary.cli measure --all "$s" > "$OUT/v/measure_$s.log" 2>&1
-  echo "$s rc=$? wall $(python3 -c "print(round($(date +%s.%N) - $start, 1))") s" | tee -a "$OUT/v/walls.txt"
-  cp "entries/$s/results/nvidia-h200.json" "$OUT/v/new/$s.json"
-  python3 bench/agreement.py "$OUT/v/old/$s.json" "$OUT/v/new/$s.json" > "$OUT/v/agree_$s.txt" 2>&1
-  tail -3 "$OUT/v/agree_$s.txt"
+  /usr/bin/time -f "%U user %S sys" -o "$v/cpu_$s.txt" python3 -m glossary.cli measure --all "$s" > "$v/measure_$s.log" 2>&1
+  echo "$s rc=$? wall $(wall $start) s $(cat $v/cpu_$s.txt)" | tee -a "$v/walls.txt"
+  cp "entries/$s/results/nvidia-h200.json" "$v/new/$s.json"
+  python3 bench/agreement.py "$v/old/$s.json" "$v/new/$s.json" > "$v/agree_$s.txt" 2>&1
+  tail -2 "$v/agree_$s.txt"
 done
-(time python3 -m pytest -m gpu -q -p no:cacheprovider tests) > "$OUT/v/gpu_tests.log" 2>&1; tail -4 "$OUT/v/gpu_tests.log"
+(time python3 -m pytest -m gpu -q -p no:cacheprovider tests) > "$v/gpu_tests.log" 2>&1; tail -4 "$v/gpu_tests.log"
+# The counter cache: measure again (everything current, --all), then with one more warm-up.
+d=$(echo $slugs | cut -d' ' -f1)
+start=$(date +%s.%N); python3 -m glossary.cli measure --all "$d" > "$v/demo/again.log" 2>&1
+echo "$d again rc=$? wall $(wall $start) s" | tee -a "$v/walls.txt"
+cp "entries/$d/results/nvidia-h200.json" "$v/demo/again.json"
+cp "entries/$d.md" /tmp/entry.bak
+sed -i 's/timing: {warmups: \([0-9]*\)/timing: {warmups: 1\1/' "entries/$d.md"
+start=$(date +%s.%N); python3 -m glossary.cli measure "$d" > "$v/demo/warmups.log" 2>&1
+echo "$d warmups+10 rc=$? wall $(wall $start) s" | tee -a "$v/walls.txt"
+cp "entries/$d/results/nvidia-h200.json" "$v/demo/warmups.json"
+cp /tmp/entry.bak "entries/$d.md"
+for s in $slugs; do cp "$v/new/$s.json" "entries/$s/results/nvidia-h200.json"; done
+for i in 1 2; do
+  start=$(date +%s.%N); python3 -m glossary.cli try "$d" > "$v/try_$i.log" 2>&1
+  echo "try $d #$i rc=$? wall $(wall $start) s" | tee -a "$v/walls.txt"
+done
+start=$(date +%s.%N); GLOSSARY_MEASURE=always python3 -m mkdocs build -d /tmp/built > "$v/build.log" 2>&1
+echo "mkdocs build rc=$? wall $(wall $start) s" | tee -a "$v/walls.txt"
+cp trust/nodes.allowed_signers "$v/"
 tar czf "$OUT/v.tgz" -C "$OUT" v

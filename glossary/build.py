@@ -53,8 +53,10 @@ class GlossaryBuild:
         from glossary.measuring.pool import PoolError
 
         def run(entries: list[Entry]) -> None:
+            policy = self.settings.load_trust()
             try:
-                measure_entries(entries, self.log, gpus=self.settings.gpus, deadline_s=self.settings.deadline_s)
+                measure_entries(entries, self.log, gpus=self.settings.gpus, deadline_s=self.settings.deadline_s,
+                                carry=lambda entry, device: trust_mod.counters_to_carry(entry, device, policy))
             except NoGPU as why:
                 if self.settings.measure == "always":
                     # Survive it: recorded results still build, stale ones are flagged, and --strict fails.

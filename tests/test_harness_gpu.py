@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import yaml
 
-from measure import harness
+from measure import harness, results
 from measure.harness import compile as nvcc
 from measure.harness.workspace import allocation_bytes
 from measure.spec import MeasureSpec
@@ -57,7 +57,7 @@ def _launch(kernel, args, repeat=1):
     return {"kernel": kernel, "grid": ["ceil(n / 256)"], "block": [256], "args": args, "repeat": repeat}
 
 
-def _spec(kernel="saxpy", *, timing=None, sizes=((1 << 20),), counters=False, extra_variants=()):
+def _spec(kernel="saxpy", *, timing=None, sizes=((1 << 20),), counters=False, extra_variants=(), elementwise=False):
     variants = [{"name": "saxpy", "label": "saxpy", "bytes_per_elem": 12,
                  "launches": [_launch(kernel, ["x", "y", "out", "a", "n"])]}, *extra_variants]
     return load(MeasureSpec, {
@@ -66,7 +66,8 @@ def _spec(kernel="saxpy", *, timing=None, sizes=((1 << 20),), counters=False, ex
                     "out": {"role": "output"}},
         "scalars": {"a": 1.5}, "variants": variants,
         "sizes": [{"n": n} for n in sizes], "headline": {"n": sizes[0]},
-        "timing": timing or {"warmups": 1, "runs": 3}, "counters": counters})
+        "timing": timing or {"warmups": 1, "runs": 3}, "counters": counters,
+        "reference_elementwise": elementwise})
 
 
 @pytest.fixture()
@@ -92,12 +93,12 @@ def test_check_elements_accepts_within_tolerance_and_refuses_nan():
 
 
 def test_fill_input_is_seeded_and_never_zero():
-    a = harness.fill_input(np.random.default_rng(7), 1000, "float32", "normal")
-    b = harness.fill_input(np.random.default_rng(7), 1000, "float32", "normal")
+    a = harness.fill_input(7, 1, 1000, "float32", "normal")
+    b = harness.fill_input(7, 1, 1000, "float32", "normal")
     assert a.dtype == np.float32 and np.array_equal(a, b) and np.count_nonzero(a) == 1000
-    u = harness.fill_input(np.random.default_rng(7), 1000, "float64", "uniform")
+    u = harness.fill_input(7, 1, 1000, "float64", "uniform")
     assert u.dtype == np.float64 and u.min() >= -1 and u.max() < 1
-    i = harness.fill_input(np.random.default_rng(7), 1000, "int32", "normal")
+    i = harness.fill_input(7, 1, 1000, "int32", "normal")
     assert i.dtype == np.int32 and len(np.unique(i)) > 100
 
 
@@ -184,16 +185,41 @@ def test_saxpy_measures_and_serialises(entry):
 
 
 @pytest.mark.gpu
-def test_wrong_kernel_is_refused(entry):
+@pytest.mark.parametrize("elementwise", [False, True])
+def test_wrong_kernel_is_refused(entry, elementwise):
     with pytest.raises(harness.MeasurementError, match="output out is wrong"):
-        harness.measure_entry("fixture", entry, _spec("saxpy_wrong"), "x", progress=lambda s: None)
+        harness.measure_entry("fixture", entry, _spec("saxpy_wrong", elementwise=elementwise), "x",
+                              progress=lambda s: None)
 
 
 @pytest.mark.gpu
-def test_unwritten_last_element_is_caught_by_poison(entry):
-    n = 1 << 16
+@pytest.mark.parametrize("elementwise", [False, True])
+def test_unwritten_last_element_is_caught_by_poison(entry, elementwise):
+    n = (1 << 23) + 5  # past one chunk of the chunked check
     with pytest.raises(harness.MeasurementError, match=rf"1 of {n} elements \(1 NaN.*index {n - 1}"):
-        harness.measure_entry("fixture", entry, _spec("saxpy_skip_last", sizes=(n,)), "x", progress=lambda s: None)
+        harness.measure_entry("fixture", entry, _spec("saxpy_skip_last", sizes=(n,), elementwise=elementwise), "x",
+                              progress=lambda s: None)
+
+
+@pytest.mark.gpu
+def test_an_elementwise_reference_checks_every_element_in_chunks(entry):
+    sizes = ((1 << 20), (1 << 24) + 3)
+    phases = {}
+    for elementwise in (False, True):
+        result = harness.measure_entry("fixture", entry, _spec(sizes=sizes, elementwise=elementwise), "x",
+                                       progress=lambda s: None)
+        for size in result["sizes"]:
+            assert size["check"]["elements_checked"] == size["params"]["n"] and size["check"]["max_abs_err"] >= 0
+        phases[elementwise] = result["phases"]
+    assert phases[True]["reference"] > 0 and phases[False]["reference"] > 0
+
+
+@pytest.mark.gpu
+def test_a_false_elementwise_promise_is_caught_on_the_gpu(entry):
+    (entry / "reference.py").write_text("import numpy as np\n\ndef reference(variant, inputs, scalars, params):\n"
+                                        "    return {'out': scalars['a'] * inputs['x'] + inputs['y'].mean()}\n")
+    with pytest.raises(harness.MeasurementError, match="differs from the reference computed on elements 0 to"):
+        harness.measure_entry("fixture", entry, _spec(elementwise=True), "x", progress=lambda s: None)
 
 
 @pytest.mark.gpu
@@ -233,3 +259,19 @@ def test_kernel_fusion_small(tmp_path):
         assert [k["kernel"] for k in big["variants"]["staged"]["counters"]["flushed"]["per_kernel"]] == \
                ["scale_bias", "gelu", "residual_add", "clamp"]
     (tmp_path / "kernel-fusion.json").write_text(json.dumps(result, indent=1))
+    if result["counters"]["status"] != "ok":
+        return
+    # Counters are their own result: measured again with the first result's counters on offer, every
+    # size keeps them (same kernels, launches, inputs, device, ncu) and nothing is profiled.
+    assert all(size["counter_key"].startswith("sha256:") for size in result["sizes"])
+    assert result["phases"]["ncu_startup"] > 0
+    offered = results.carried_counters(result, signer="test-node")
+    lines = []
+    again = harness.measure_entry("kernel-fusion", ROOT / "entries" / "kernel-fusion", spec, "sha256:kf",
+                                  progress=lines.append, prior_counters=offered)
+    assert not any("cache-control" in line for line in lines) and any("carried" in line for line in lines)
+    for old, new in zip(result["sizes"], again["sizes"]):
+        assert new["counter_key"] == old["counter_key"] and new["counters_from"]["signed_by"] == "test-node"
+        assert new["variants"]["fused"]["counters"] == old["variants"]["fused"]["counters"]
+    assert again["phases"]["counters"] < 0.1 and again["phases"]["ncu_startup"] == 0
+    results.parse_measured(again)

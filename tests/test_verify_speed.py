@@ -35,7 +35,7 @@ def _one_pass(got, ref, rtol, atol):
 
 @pytest.mark.parametrize("case", ["good", "bad-late", "bad-two-chunks", "nan", "zeros-in-ref", "tiny"])
 def test_chunked_check_gives_the_one_pass_answer(case, monkeypatch):
-    monkeypatch.setattr(check, "CHUNK", 1000)
+    monkeypatch.setattr(check.parallel, "CHUNK", 1000)
     rng = np.random.default_rng(7)
     ref = rng.standard_normal(10_537 if case != "tiny" else 3)
     got = (ref * (1 + 1e-7 * rng.standard_normal(ref.size))).astype(np.float32)
@@ -123,7 +123,7 @@ def test_the_phase_clock_takes_a_nested_phase_out_of_the_outer_one():
         pass                                          # 10
     phases = clock.record()                           # 12
     assert phases == {"compile": 0.0, "inputs": 0.0, "reference": 4.0, "check": 3.0, "timing": 2.0,
-                      "counters": 0.0, "total": 12.0}
+                      "counters": 0.0, "ncu_startup": 0.0, "total": 12.0}
     assert breakdown(phases).startswith("12.0 s: compile 0.0, inputs 0.0, reference 4.0, check 3.0")
     assert PHASE_NAMES == (*PHASES, "total")  # the results model knows every phase the harness records
 

@@ -12,6 +12,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from glossary import checks
 from glossary.cli.common import Problems, cli, console, entries_dir_of, load_all, usage
 from glossary.measuring import plan, pool
+from glossary.settings import GlossaryError, Settings
+from glossary.verdicts import trust
 from measure import results
 from measure.harness.phases import breakdown
 
@@ -26,11 +28,14 @@ from measure.harness.phases import breakdown
               help="GPUs to measure on, one worker process each: all, a count (2) or indices (0,2).")
 @click.option("--shard", metavar="I/N", default=None,
               help="Measure only shard I of N (1-based): every node of a fleet runs one shard.")
+@click.option("--recount", is_flag=True,
+              help="Profile the counters again even where a verified earlier result has them for the same "
+                   "kernels, launches, inputs, device and ncu.")
 @click.option("--deadline", type=click.FloatRange(min=1), default=pool.DEFAULT_DEADLINE_S, show_default=True,
               help="Seconds one entry may take before its process is killed and the entry is reported.")
 @click.pass_context
 def measure(ctx: click.Context, entries: tuple[str, ...], everything: bool, gpus: str, shard: str | None,
-            deadline: float) -> None:
+            deadline: float, recount: bool) -> None:
     """Measure ENTRIES (default: every entry with a spec) on this machine's GPUs.
 
     Only missing, failed or stale results are measured, unless --all. Each GPU
@@ -45,6 +50,11 @@ def measure(ctx: click.Context, entries: tuple[str, ...], everything: bool, gpus
     except (checks.CheckError, pool.PoolError) as err:
         raise usage(ctx, err) from None
     loaded = load_all(entries_dir)
+    try:
+        policy = Settings.for_project(entries_dir).load_trust()
+    except GlossaryError as err:
+        raise Problems(str(err)) from None
+    carry = None if recount else (lambda entry, device: trust.counters_to_carry(entry, device, policy))
     chosen = [e for s, e in loaded.items() if slugs is None or s in slugs]
     available, why = plan.available_gpus()
     if not available:
@@ -56,7 +66,7 @@ def measure(ctx: click.Context, entries: tuple[str, ...], everything: bool, gpus
         raise usage(ctx, err) from None
     # Planned here for the message and the progress bar's total; measure_entries plans again once it
     # holds the GPUs, so results another run recorded meanwhile are not measured twice.
-    jobs = plan.plan(chosen, gpu_list, only_stale=not everything, shard=shard_of)
+    jobs = plan.plan(chosen, gpu_list, only_stale=not everything, shard=shard_of, carry=carry)
     models = " and ".join(dict.fromkeys(g["name"] for g in gpu_list))
     out = console()
     if not jobs:
@@ -80,7 +90,7 @@ def measure(ctx: click.Context, entries: tuple[str, ...], everything: bool, gpus
 
         outcomes = plan.measure_entries(chosen, log, only_stale=not everything, gpus=gpus, shard=shard_of,
                                              deadline_s=deadline, available=available, say=say,
-                                             on_done=lambda outcome: progress.advance(overall))
+                                             on_done=lambda outcome: progress.advance(overall), carry=carry)
         for lane in lanes.values():
             progress.update(lane, total=1, completed=1)
     failed = [o for o in outcomes if not o.ok]

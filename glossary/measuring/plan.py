@@ -56,9 +56,14 @@ def available_gpus() -> tuple[list[dict], str]:
     return gpus, ("" if gpus else "the driver lists no CUDA device")
 
 
+# What a job may keep from the recorded result: (entry, device key) -> JSON or None.
+Carry = Callable[[Entry, str], "str | None"]
+
+
 def plan(entries: list[Entry], gpus: list[dict], *, only_stale: bool = True,
-         shard: tuple[int, int] | None = None) -> list[pool.Job]:
-    """One job per (entry, device model) to measure: stale ones (or all), in this shard only."""
+         shard: tuple[int, int] | None = None, carry: Carry | None = None) -> list[pool.Job]:
+    """One job per (entry, device model) to measure: stale ones (or all), in this shard only;
+    ``carry`` says what counters each job may keep from the recorded result."""
     measurable = [e for e in entries if e.meta.measure is not None]
     owned = pool.shard_slugs([e.slug for e in measurable], *shard) if shard else None
     jobs = []
@@ -68,7 +73,7 @@ def plan(entries: list[Entry], gpus: list[dict], *, only_stale: bool = True,
             if owned is None or entry.slug in owned:
                 jobs.append(pool.Job(slug=entry.slug, entry_path=str(entry.path),
                                      entries_dir=str(entry.path.parent), fingerprint=measurement_fingerprint(entry),
-                                     device=device))
+                                     device=device, prior_counters=carry(entry, device) if carry else None))
     return jobs
 
 
@@ -77,14 +82,16 @@ def measure_entries(entries: list[Entry], log: logging.Logger, *, only_stale: bo
                     deadline_s: float = pool.DEFAULT_DEADLINE_S, target: str = pool.HARNESS,
                     available: list[dict] | None = None,
                     say: Callable[[str, str], None] | None = None,
-                    on_done: Callable[[pool.Outcome], None] | None = None) -> list[pool.Outcome]:
+                    on_done: Callable[[pool.Outcome], None] | None = None,
+                    carry: Carry | None = None) -> list[pool.Outcome]:
     """Measure entries on this machine's GPUs, one worker process per GPU, and record each result.
 
     A failure is recorded beside the last good result (never over it), logged
     as a WARNING when it happens, and listed again in one WARNING at the end.
     Raises NoGPU when there is no GPU to measure on, pool.PoolError for a bad
     ``gpus`` choice.  ``available`` and ``target`` stand in for the GPUs and
-    the harness in tests.
+    the harness in tests; ``carry`` (``glossary.verdicts.trust.counters_to_carry`` bound to the
+    project's trust) lets unchanged counters be kept instead of profiled again.
     """
     if available is None:
         available, why = available_gpus()
@@ -93,16 +100,16 @@ def measure_entries(entries: list[Entry], log: logging.Logger, *, only_stale: bo
     chosen = pool.select_gpus(gpus, available)
     with pool.hold_gpus(chosen, lambda line: log.info("%s", line)):
         return _measure(entries, log, chosen, only_stale=only_stale, shard=shard, deadline_s=deadline_s,
-                        target=target, say=say, on_done=on_done)
+                        target=target, say=say, on_done=on_done, carry=carry)
 
 
 def _measure(entries: list[Entry], log: logging.Logger, chosen: list[dict], *, only_stale: bool,
              shard: tuple[int, int] | None, deadline_s: float, target: str,
              say: Callable[[str, str], None] | None,
-             on_done: Callable[[pool.Outcome], None] | None) -> list[pool.Outcome]:
+             on_done: Callable[[pool.Outcome], None] | None, carry: Carry | None) -> list[pool.Outcome]:
     """measure_entries, once the GPUs are ours: plan (after any wait, so others' results count), run, record."""
     names = ", ".join(f"{g['index']}: {g['name']}" for g in chosen)
-    jobs = plan(entries, chosen, only_stale=only_stale, shard=shard)
+    jobs = plan(entries, chosen, only_stale=only_stale, shard=shard, carry=carry)
     if not jobs:
         log.info("every entry's results for %s are current; nothing to measure",
                  " and ".join(dict.fromkeys(g["name"] for g in chosen)))

@@ -54,6 +54,7 @@ class Job:
     entries_dir: str
     fingerprint: str | None
     device: str
+    prior_counters: str | None = None  # JSON: counters a verified earlier result offers (trust.counters_to_carry)
 
 
 @dataclass

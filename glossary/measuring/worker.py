@@ -28,8 +28,9 @@ def run_harness(job: Job, progress: Callable[[str], None]) -> dict:
     entry = parse_entry(Path(job.entry_path), Path(job.entries_dir))
     if entry.meta.measure is None:
         raise harness.MeasurementError(f"{job.slug}: the entry has no measure spec any more")
+    prior = json.loads(job.prior_counters) if job.prior_counters else None
     result = harness.measure_entry(entry.slug, entry.folder, entry.meta.measure, job.fingerprint,
-                                   progress=progress)
+                                   progress=progress, prior_counters=prior)
     measured = results.parse_measured(result)  # what the parent will store, checked here
     expected_bus = os.environ.get("GLOSSARY_WORKER_PCI_BUS_ID") or None
     got_bus = measured.environment.pci_bus_id

@@ -34,7 +34,7 @@ from typing import Literal
 from glossary.verdicts.gate import normalize_name, same_person
 from measure import attest, store, units
 from measure.attest import AttestError, PublicKey
-from measure.results import Result
+from measure.results import Result, carried_counters
 
 MODES = ("signed", "names")
 NODES_FILE = "trust/nodes.allowed_signers"
@@ -233,6 +233,27 @@ def check_result(slug: str, device: str, result: Result, trust: Trust) -> Result
     except AttestError as err:
         return ResultCheck("unverified", reason=str(err))
     return ResultCheck("verified", signer=trusted.name)
+
+
+def counters_to_carry(entry, device: str, trust: Trust) -> str | None:
+    """The counters a new measurement of ``entry`` on ``device`` may keep from the recorded result
+    (``measure.results.carried_counters``, as JSON for the job), or None.
+
+    Only a result that passes ``check_result`` offers them, so a node never re-signs counter figures
+    it could not verify; under ``trust: names`` nothing is signed, and the recorded result is taken
+    as the build would take it."""
+    path = store.results_dir(entry.folder) / f"{device}.json"
+    if not path.exists():
+        return None
+    try:
+        result = store.load_file(path)
+    except store.StoreError:
+        return None
+    checked = check_result(entry.slug, device, result, trust)
+    if not checked.ok:
+        return None
+    offered = carried_counters(result.plain(), checked.signer)
+    return json.dumps(offered) if offered else None
 
 
 # -- reviews -----------------------------------------------------------------------------

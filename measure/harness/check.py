@@ -5,24 +5,18 @@ from __future__ import annotations
 import contextlib
 import dis
 import inspect
-import os
 import traceback
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 import numpy as np
 
 from measure import stats
+from measure.harness import parallel
 from measure.harness.errors import MeasurementError
 from measure.harness.launches import Call
 from measure.harness.session import GpuSession
 from measure.harness.workspace import NP_DTYPES, Workspace, poison
 from measure.spec import MeasureSpec, Variant
-
-
-# Elements compared per chunk: float64 temporaries of a chunk stay a few tens of MB (not 2 GB for
-# 268,435,456 elements), and chunks are compared on every core (numpy releases the GIL in ufuncs).
-CHUNK = 1 << 22
 
 
 def check_elements(got: np.ndarray, ref: np.ndarray, rtol: float, atol: float) -> dict:
@@ -36,26 +30,26 @@ def check_elements(got: np.ndarray, ref: np.ndarray, rtol: float, atol: float) -
     got_flat, ref_flat = np.asarray(got).ravel(), np.asarray(ref).ravel()
     if got_flat.size != ref_flat.size:
         raise ValueError(f"check_elements: {got_flat.size} elements against {ref_flat.size}")
-    starts = range(0, got_flat.size, CHUNK)
-    if len(starts) <= 1:
-        parts = [_check_chunk(got_flat, ref_flat, 0, rtol, atol)]
-    else:
-        with ThreadPoolExecutor(max_workers=min(len(starts), os.cpu_count() or 1)) as pool:
-            parts = list(pool.map(lambda s: _check_chunk(got_flat[s:s + CHUNK], ref_flat[s:s + CHUNK], s,
-                                                         rtol, atol), starts))
+    parts = parallel.map_chunks(lambda a, b: check_chunk(got_flat[a:b], ref_flat[a:b], a, rtol, atol),
+                                got_flat.size)
+    return merge_checks(parts, got_flat.size)
+
+
+def merge_checks(parts: list[dict], elements: int) -> dict:
+    """``check_elements``'s record from its chunks' records, given in element order (pure)."""
     n_bad = sum(p["bad"] for p in parts)
-    out: dict[str, Any] = {"ok": n_bad == 0, "elements_checked": int(got_flat.size), "bad": n_bad,
+    out: dict[str, Any] = {"ok": n_bad == 0, "elements_checked": int(elements), "bad": n_bad,
                            "nan": sum(p["nan"] for p in parts), "first_bad": None,
                            "max_abs_err": None, "max_rel_err": None, "max_tolerance_used": None}
     if n_bad:
-        out["first_bad"] = next(p["first_bad"] for p in parts if p["bad"])  # chunks are in order
+        out["first_bad"] = next(p["first_bad"] for p in parts if p["bad"])
         return out
     for key in ("max_abs_err", "max_tolerance_used", "max_rel_err"):
         out[key] = max((p[key] for p in parts), default=0.0)
     return out
 
 
-def _check_chunk(got: np.ndarray, ref: np.ndarray, offset: int, rtol: float, atol: float) -> dict:
+def check_chunk(got: np.ndarray, ref: np.ndarray, offset: int, rtol: float, atol: float) -> dict:
     """``check_elements`` over one chunk starting at element ``offset`` of the whole."""
     got64 = np.asarray(got, dtype=np.float64)
     ref64 = np.asarray(ref, dtype=np.float64)
@@ -123,14 +117,10 @@ class Expected:
         return self._cache[key]
 
 
-def check_variant(slug: str, spec: MeasureSpec, variant: Variant, calls: list[Call], ws: Workspace,
-                  gpu: GpuSession, expected_outputs: Expected, params: dict[str, int]) -> list[dict]:
-    """Poison, run once with a sync after every launch, compare every output element.
-
-    Returns each output's ``check_elements`` record; a wrong output is a MeasurementError.
-    """
+def run_variant(spec: MeasureSpec, variant: Variant, calls: list[Call], ws: Workspace, gpu: GpuSession,
+                label: str) -> dict[str, np.ndarray]:
+    """Poison, run the variant once with a sync after every launch, and copy its outputs to the host."""
     drv = gpu.drv
-    label = f"{slug}: {stats.size_label(params)} variant {variant.name}"
     poison(spec, ws, gpu)
     gpu.ctx.synchronize()
     for k, call in enumerate(calls):
@@ -140,31 +130,61 @@ def check_variant(slug: str, spec: MeasureSpec, variant: Variant, calls: list[Ca
         except drv.Error as err:
             raise MeasurementError(f"{label}: launch {k} ({call.kernel}, grid {call.grid}, block {call.block}) "
                                    f"failed: {err}") from None
-    try:
-        expected = expected_outputs.outputs(variant.name)
-    except Exception:
-        raise MeasurementError(f"{label}: the reference raised:\n{traceback.format_exc(limit=3)}") from None
-    outputs = {n for n, b in spec.buffers.items() if b.role == "output"}
-    if not isinstance(expected, dict) or set(expected) != outputs:
+    got = {}
+    for name in output_names(spec):
+        got[name] = parallel.empty_touched(ws.counts[name], NP_DTYPES[spec.buffers[name].dtype])
+        drv.memcpy_dtoh(got[name], ws.allocs[name])
+    return got
+
+
+def output_names(spec: MeasureSpec) -> list[str]:
+    return sorted(n for n, b in spec.buffers.items() if b.role == "output")
+
+
+def expected_outputs(expected: Any, spec: MeasureSpec, label: str, elements: dict[str, int]) -> dict[str, np.ndarray]:
+    """The reference's answer as {output: float64 array}, checked for its keys and element counts."""
+    outputs = output_names(spec)
+    if not isinstance(expected, dict) or set(expected) != set(outputs):
         got_keys = sorted(expected) if isinstance(expected, dict) else type(expected).__name__
         raise MeasurementError(f"{label}: the reference must return {{output name: array}} for exactly "
-                               f"{sorted(outputs)}, returned {got_keys}")
-    checks = []
-    for name in sorted(outputs):
-        buf = spec.buffers[name]
-        host = np.empty(ws.counts[name], dtype=NP_DTYPES[buf.dtype])
-        drv.memcpy_dtoh(host, ws.allocs[name])
+                               f"{outputs}, returned {got_keys}")
+    out = {}
+    for name in outputs:
         ref = np.asarray(expected[name], dtype=np.float64)
-        if ref.size != host.size:
+        if ref.size != elements[name]:
             raise MeasurementError(f"{label}: reference output {name} has {ref.size} elements, "
-                                   f"the buffer {host.size}")
-        result = check_elements(host, ref, spec.rtol, spec.atol)
+                                   f"the buffer {elements[name]}")
+        out[name] = ref
+    return out
+
+
+def wrong_output(label: str, name: str, result: dict, spec: MeasureSpec) -> MeasurementError:
+    bad = result["first_bad"]
+    return MeasurementError(
+        f"{label}: output {name} is wrong in {result['bad']} of {result['elements_checked']} elements"
+        f"{nan_note(result['nan'])}; first at index {bad['index']}: "
+        f"got {bad['got']!r}, expected {bad['expected']!r} "
+        f"(tolerance {spec.atol} + {spec.rtol} x |expected|). Nothing was timed.")
+
+
+def check_variant(slug: str, spec: MeasureSpec, variant: Variant, calls: list[Call], ws: Workspace,
+                  gpu: GpuSession, expected_outputs_of: Expected, params: dict[str, int]) -> list[dict]:
+    """Poison, run once with a sync after every launch, compare every output element with the
+    reference computed over the whole size.
+
+    Returns each output's ``check_elements`` record; a wrong output is a MeasurementError.
+    """
+    label = f"{slug}: {stats.size_label(params)} variant {variant.name}"
+    got = run_variant(spec, variant, calls, ws, gpu, label)
+    try:
+        answer = expected_outputs_of.outputs(variant.name)
+    except Exception:
+        raise MeasurementError(f"{label}: the reference raised:\n{traceback.format_exc(limit=3)}") from None
+    expected = expected_outputs(answer, spec, label, {n: g.size for n, g in got.items()})
+    checks = []
+    for name in output_names(spec):
+        result = check_elements(got[name], expected[name], spec.rtol, spec.atol)
         if not result["ok"]:
-            bad = result["first_bad"]
-            raise MeasurementError(
-                f"{label}: output {name} is wrong in {result['bad']} of {result['elements_checked']} elements"
-                f"{nan_note(result['nan'])}; first at index {bad['index']}: "
-                f"got {bad['got']!r}, expected {bad['expected']!r} "
-                f"(tolerance {spec.atol} + {spec.rtol} x |expected|). Nothing was timed.")
+            raise wrong_output(label, name, result, spec)
         checks.append(result)
     return checks

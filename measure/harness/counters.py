@@ -23,6 +23,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -156,14 +157,38 @@ def spec_to_json(spec: MeasureSpec) -> str:
     return json.dumps(dataclasses.asdict(spec))
 
 
+@dataclasses.dataclass
+class PassTimes:
+    """Where a counter pass's wall time went: ncu's own start-up and exit (before the profiled
+    process began its work and after it ended) against the rest."""
+    overhead_s: float = 0.0
+    passes: int = 0
+
+
+def pass_summary(spec: MeasureSpec, version: str | None, params: dict[str, int]) -> dict:
+    """A size's counter summary as a successful pass records it (without the per-variant records)."""
+    kernels = [launch.kernel for v in spec.variants for launch in v.launches]
+    return {"status": "ok", "ncu_version": version, "size": dict(params),
+            "metrics": list(METRICS), "clock_control": CLOCK_CONTROL,
+            "flushed_means": "ncu --cache-control all: caches flushed before every kernel",
+            "unflushed_means": "ncu --cache-control none; the L2 written over before each variant "
+                               "as in the timed runs" if spec.timing.l2_flush else
+                               "ncu --cache-control none; no flush, as in the timed runs",
+            "command": " ".join(ncu_command("ncu", "<all|none>", kernels, Path("<log>"),
+                                            ["python3", "-m", PROFILE_MAIN, "..."]))}
+
+
 def run_counter_passes(slug: str, entry_dir: Path, spec: MeasureSpec, sizes: list[tuple[dict[str, int], int]],
-                       progress: Callable[[str], None] = print, timeout_s: float = 300.0) -> list[dict]:
+                       progress: Callable[[str], None] = print, timeout_s: float = 300.0,
+                       times: PassTimes | None = None, on_pass: Callable[[], None] = lambda: None) -> list[dict]:
     """Profile every variant once at each of ``sizes`` ((params, elements) pairs), flushed and unflushed:
     one ncu process per cache mode for all the sizes, not one per size and mode.
 
     Returns one record per size, in order: {"status": "ok", "ncu_version", "size", "variants": {name:
-    {"flushed", "unflushed"}}} or {"status": "skipped"|"error", "reason"|"error": ...}.
+    {"flushed", "unflushed"}}} or {"status": "skipped"|"error", "reason"|"error": ...}.  ``times``
+    collects ncu's start-up and exit; ``on_pass`` is called after each cache mode's pass.
     """
+    times = times if times is not None else PassTimes()
     ncu = find_ncu()
     if ncu is None:
         return [{"status": "skipped", "reason": "ncu is not on PATH", "size": dict(p)} for p, _ in sizes]
@@ -172,13 +197,7 @@ def run_counter_passes(slug: str, entry_dir: Path, spec: MeasureSpec, sizes: lis
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
     kernels = [launch.kernel for v in spec.variants for launch in v.launches]
     version = ncu_version(ncu)
-    results = [{"status": "ok", "ncu_version": version, "size": dict(params),
-                "metrics": list(METRICS), "clock_control": CLOCK_CONTROL,
-                "flushed_means": "ncu --cache-control all: caches flushed before every kernel",
-                "unflushed_means": "ncu --cache-control none; the L2 written over before each variant "
-                                   "as in the timed runs" if spec.timing.l2_flush else
-                                   "ncu --cache-control none; no flush, as in the timed runs",
-                "variants": {}} for params, _ in sizes]
+    results = [dict(pass_summary(spec, version, params), variants={}) for params, _ in sizes]
     shown = ", ".join(stats.size_label(params) for params, _ in sizes)
     with tempfile.TemporaryDirectory(prefix="glossary-ncu-") as tmp:
         tmpdir = Path(tmp)
@@ -193,8 +212,10 @@ def run_counter_passes(slug: str, entry_dir: Path, spec: MeasureSpec, sizes: lis
                      "--manifest", str(manifest_path)]
             cmd = ncu_command(ncu, cache_control, kernels, log_path, child)
             try:
+                began = time.time()
                 proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s * len(sizes),
                                       env=env, cwd=str(root))
+                ended = time.time()
             except (OSError, subprocess.TimeoutExpired) as err:
                 return [_error(r, f"ncu ({cache_control}) did not finish: {err}") for r in results]
             log = log_path.read_text(encoding="utf-8", errors="replace") if log_path.exists() else ""
@@ -202,17 +223,17 @@ def run_counter_passes(slug: str, entry_dir: Path, spec: MeasureSpec, sizes: lis
                 tail = _tail(log + "\n" + proc.stdout + proc.stderr)
                 return [_error(r, f"ncu ({cache_control}) exited {proc.returncode}: {tail}") for r in results]
             try:
-                manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+                written = json.loads(manifest_path.read_text(encoding="utf-8"))
+                manifest = written["launches"]
+                times.overhead_s += max(0.0, written["started"] - began) + max(0.0, ended - written["finished"])
+                times.passes += 1
                 per_size = split_by_size(launch_bytes(parse_ncu_csv(log)), manifest, len(sizes))
                 for (launches, wanted), (_, elements), result in zip(per_size, sizes, results):
                     for name, rec in variant_counters(launches, wanted, elements, cache_control).items():
                         result["variants"].setdefault(name, {"size": dict(result["size"])})[label] = rec
-            except (CounterError, ValueError) as err:
+            except (CounterError, ValueError, KeyError, TypeError) as err:
                 return [_error(r, f"ncu ({cache_control}): {err}; {_tail(log)}") for r in results]
-        command = " ".join(ncu_command("ncu", "<all|none>", kernels, Path("<log>"),
-                                       ["python3", "-m", PROFILE_MAIN, "..."]))
-        for result in results:
-            result["command"] = command
+            on_pass()
     return results
 
 

@@ -3,7 +3,8 @@
 Phases: ``compile`` (context, harness and kernels), ``inputs`` (allocate and fill), ``reference``
 (the float64 reference), ``check`` (poison, run, compare every element, the reference excluded),
 ``timing`` (warm-ups and samples of the variants and the copy floor), ``counters`` (the Nsight
-Compute passes) and ``total``.  Pure bookkeeping around a clock that tests can replace.
+Compute passes: the profiled process's set-up and ncu's profiling), ``ncu_startup`` (ncu's own
+start-up and exit around the profiled process) and ``total``.  Pure bookkeeping around a clock that tests can replace.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import contextlib
 import time
 from typing import Callable, Iterator
 
-PHASES = ("compile", "inputs", "reference", "check", "timing", "counters")
+PHASES = ("compile", "inputs", "reference", "check", "timing", "counters", "ncu_startup")
 
 
 class PhaseClock:
@@ -43,6 +44,16 @@ class PhaseClock:
                 outer, _ = self._open[-1]
                 self._open[-1] = (outer, now)
 
+    def attribute(self, name: str, seconds: float) -> None:
+        """Count ``seconds`` of the open phase's time as phase ``name`` instead: for work of two
+        phases done together (the chunked reference and check share their threads)."""
+        if name not in self.seconds:
+            raise ValueError(f"unknown phase {name!r} (phases: {', '.join(PHASES)})")
+        if not self._open:
+            raise ValueError("attribute: no phase is open")
+        self.seconds[self._open[-1][0]] -= seconds
+        self.seconds[name] += seconds
+
     def record(self) -> dict[str, float]:
         """The result's ``phases``: seconds per phase and in all, rounded to milliseconds."""
         out = {name: round(s, 3) for name, s in self.seconds.items()}
@@ -54,3 +65,25 @@ def breakdown(phases: dict[str, float]) -> str:
     """'41.2 s: compile 1.1, inputs 9.8, reference 7.7, check 3.0, timing 8.6, counters 11.0 s'."""
     parts = ", ".join(f"{name} {phases[name]:.1f}" for name in PHASES if name in phases)
     return f"{phases.get('total', sum(phases.get(n, 0.0) for n in PHASES)):.1f} s: {parts} s"
+
+
+class ConfigProgress:
+    """How much of an entry's work is done, counted in (size, variant) configurations.
+
+    Each configuration passes through ``stages`` stages (checked, timed and, where counters run,
+    counted), each a equal share, so ``report(done, total)`` sees a fraction of configurations that
+    only grows, and ends at ``total``."""
+
+    def __init__(self, total: int, stages: int, report: Callable[[float, int], None] | None) -> None:
+        self.total, self.stages = total, max(1, stages)
+        self._report = report or (lambda done, total: None)
+        self._done = 0.0
+
+    def advance(self, configurations: float = 1.0) -> None:
+        """One stage of ``configurations`` configurations is done."""
+        self._done = min(float(self.total), self._done + configurations / self.stages)
+        self._report(round(self._done, 3), self.total)
+
+    def finish(self) -> None:
+        self._done = float(self.total)
+        self._report(self._done, self.total)

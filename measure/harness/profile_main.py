@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 from measure.harness.compile import cache_dir, compile_kernels
@@ -31,6 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--params", required=True)
     ap.add_argument("--manifest", required=True, type=Path)
     opts = ap.parse_args(argv)
+    started = time.time()  # wall clock: the parent compares it with when it started ncu
     spec = load(MeasureSpec, json.loads(opts.spec.read_text(encoding="utf-8")))
     given = json.loads(opts.params)
     sizes = [{k: int(v) for k, v in p.items()} for p in (given if isinstance(given, list) else [given])]
@@ -67,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         functions = None  # noqa: F841 -- release kernel handles before the context goes
         gpu.close()
-    opts.manifest.write_text(json.dumps(manifest), encoding="utf-8")
+    opts.manifest.write_text(json.dumps({"launches": manifest, "started": started, "finished": time.time()}),
+                             encoding="utf-8")
     return 0
 
 

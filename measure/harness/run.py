@@ -14,28 +14,33 @@ import traceback
 from pathlib import Path
 from typing import Any, Callable
 
-import numpy as np
 
 from measure import expr, stats, store
-from measure.harness import compile as nvcc, counters, envinfo
-from measure.harness.check import Expected, check_variant
+from measure.harness import compile as nvcc, counting, envinfo
+from measure.harness.correctness import check_size
 from measure.harness.copy_floor import copy_floor_bytes, copy_floor_record, copy_floor_regions
 from measure.harness.errors import MeasurementError
 from measure.harness.launches import prepare_calls
-from measure.harness.phases import PhaseClock
+from measure.harness.phases import ConfigProgress, PhaseClock
 from measure.harness.sampling import host_part, take_samples
 from measure.harness.session import BLOCK_TIMEOUT_NS, GpuSession
-from measure.harness.workspace import allocate, fill_input
+from measure.harness.workspace import FLOOR_STREAM, allocate, fill_input
 from measure.spec import MeasureSpec, working_set_bytes
 
 TIMERS = {"device": "cuda-events", "host": "host-perf-counter", "both": "cuda-events+host-perf-counter"}
 
 
 def measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: str,
-                  progress: Callable[[str], None] = print) -> dict:
+                  progress: Callable[[str], None] = print,
+                  on_configs: Callable[[float, int], None] | None = None,
+                  prior_counters: dict | None = None) -> dict:
     """Measure one entry on device 0 and return its result dict (status "ok").
 
-    Raises MeasurementError for a compile error, a wrong or NaN result, or a CUDA error.
+    ``progress`` gets a line of text per step; ``on_configs(done, total)`` the (size, variant)
+    configurations done so far, fractional (``ConfigProgress``).  ``prior_counters``
+    (``measure.results.carried_counters`` of a verified earlier result) lets a size whose counter
+    key is unchanged keep its counters instead of profiling them again.  Raises MeasurementError for a
+    compile error, a wrong or NaN result, or a CUDA error.
     """
     try:
         import pycuda.driver as drv
@@ -58,9 +63,11 @@ def measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: st
             modules, commands = nvcc.compile_kernels(slug, entry_dir, spec, gpu, cache_dir)
         environment = envinfo.environment(gpu, nvml, commands)
         progress(f"{slug}: compiled for {gpu.arch} on {gpu.name}")
+        configs = ConfigProgress(len(spec.sizes) * len(spec.variants), 3 if spec.counters else 2, on_configs)
         sizes = []
-        for params in spec.sizes:
-            sizes.append(_measure_size(slug, spec, params, gpu, modules, reference, nvml, progress, clock))
+        for index, params in enumerate(spec.sizes):
+            sizes.append(_measure_size(slug, spec, params, gpu, modules, reference, nvml, progress, clock,
+                                       configs, verify_chunking=index == 0))
     except MeasurementError:
         raise
     except drv.Error as err:
@@ -87,7 +94,8 @@ def measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: st
         "sizes": sizes,
     }
     with clock.phase("counters"):
-        _counter_pass(slug, entry_dir, spec, result, progress)
+        counting.attach_counters(slug, entry_dir, spec, result, progress, clock, configs, prior_counters)
+    configs.finish()
     result["phases"] = clock.record()
     return result
 
@@ -111,7 +119,8 @@ def _method(spec: MeasureSpec, flush_bytes: int) -> dict:
 
 def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: GpuSession,
                   functions: dict[str, Any], reference: Callable, nvml: envinfo.Nvml,
-                  progress: Callable[[str], None], clock: PhaseClock) -> dict:
+                  progress: Callable[[str], None], clock: PhaseClock, configs: ConfigProgress,
+                  verify_chunking: bool = False) -> dict:
     """One size: allocate, check every variant, sample the variants and the copy floor; its record."""
     drv, timing = gpu.drv, spec.timing
     label = f"{slug}: {stats.size_label(params)}"
@@ -127,21 +136,13 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
     try:
         prepared: dict[str, str] = {}
         calls = {v.name: prepare_calls(spec, v, functions, ws, params, prepared) for v in spec.variants}
-        # Scalars as the kernels received them (float32), so both sides compute the same function.
-        scalars = {k: float(np.float32(v)) for k, v in spec.scalars.items()}
-        checks = []
         with clock.phase("check"):
-            expected = Expected(reference, {k: v.astype(np.float64) for k, v in ws.inputs.items()}, scalars,
-                                params, in_phase=lambda: clock.phase("reference"))
-            for v in spec.variants:
-                progress(f"{label} checking {v.name}")
-                checks += check_variant(slug, spec, v, calls[v.name], ws, gpu, expected, params)
-            del expected
+            checks = check_size(slug, spec, calls, ws, gpu, reference, params, clock, progress,
+                                verify_chunking=verify_chunking, checked=lambda name: configs.advance())
 
         with clock.phase("inputs"):
             floor_src, floor_dst = drv.mem_alloc(floor_bytes), drv.mem_alloc(floor_bytes)
-            drv.memcpy_htod(floor_src, fill_input(np.random.default_rng(spec.seed + 1), floor_bytes // 4,
-                                                  "float32", "uniform"))
+            drv.memcpy_htod(floor_src, fill_input(spec.seed, FLOOR_STREAM, floor_bytes // 4, "float32", "uniform"))
         floor_regions = copy_floor_regions(gpu, floor_src, floor_dst, floor_bytes)
 
         def enqueue_variant(name: str) -> Callable[[], None]:
@@ -154,6 +155,7 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
         regions.update(floor_regions)
         with clock.phase("timing"):
             sampled = take_samples(gpu, regions, timing, nvml, [v.name for v in spec.variants], label, progress)
+        configs.advance(len(spec.variants))
     finally:
         ws.free()
         for buf in (floor_src, floor_dst):
@@ -189,30 +191,3 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
                      "median_ci_rel": {name: stats.median_ci_rel(values) for name, values in samples.items()}},
         "variants": variants,
     }
-
-
-def _counter_pass(slug: str, entry_dir: Path, spec: MeasureSpec, result: dict,
-                  progress: Callable[[str], None]) -> None:
-    """Run ncu at the headline size (or every size) and attach per-variant counters; record why when skipped."""
-    headline = dict(spec.headline)
-    if not spec.counters:
-        result["counters"] = {"status": "skipped", "reason": "counters: false in the spec", "size": headline}
-        return
-    targets = [s for s in result["sizes"] if spec.counter_sizes == "all" or s["params"] == headline]
-    if not targets:  # validated away by the spec; kept so a bad spec cannot crash here
-        result["counters"] = {"status": "skipped", "reason": "headline is not among the sizes", "size": headline}
-        return
-    summaries = []
-    outcomes = counters.run_counter_passes(slug, entry_dir, spec, [(t["params"], t["elements"]) for t in targets],
-                                           progress)
-    for target, outcome in zip(targets, outcomes):
-        summary = {k: v for k, v in outcome.items() if k != "variants"}
-        summaries.append(summary)
-        for name, rec in target["variants"].items():
-            if outcome["status"] == "ok":
-                rec["counters"] = outcome["variants"].get(name, {"error": "ncu reported no launch of this variant"})
-            elif outcome["status"] == "error":
-                rec["counters"] = {"error": outcome["error"]}
-    lead = next((s for s in summaries if s.get("size") == headline), summaries[-1])
-    result["counters"] = dict(lead, sizes=[s.get("size") for s in summaries],
-                              statuses=[s.get("status") for s in summaries])

@@ -13,6 +13,7 @@ import numpy as np
 
 from measure import stats, units
 from measure.harness.errors import MeasurementError
+from measure.harness.parallel import map_chunks
 from measure.spec import BufferSizeError, MeasureSpec, iter_buffer_bytes
 
 if TYPE_CHECKING:
@@ -37,19 +38,39 @@ class Workspace:
         self.allocs.clear()
 
 
-def fill_input(rng: np.random.Generator, count: int, dtype: str, init: str) -> np.ndarray:
-    """Seeded input data, never zeros.
+# Elements drawn per generator: each chunk of a buffer has its own generator, seeded from
+# (seed, stream, chunk index), so a buffer is drawn on every core and its values depend only on the
+# seed, the stream and the element index, not on the number of cores.
+DRAW_CHUNK = 1 << 20
+FLOOR_STREAM = 0  # the copy floor's source; buffer k of the spec (in spec order) is stream k + 1
+
+
+def fill_input(seed: int, stream: int, count: int, dtype: str, init: str) -> np.ndarray:
+    """Seeded input data, never zeros, drawn in fixed chunks on every core.
 
     Floats: standard normal, or uniform on [-1, 1).  int32: the same draws scaled by
-    1000 and rounded, so integer inputs are varied too.
+    1000 and rounded, so integer inputs are varied too.  Chunk ``c`` of stream ``stream``
+    comes from ``SeedSequence(seed, spawn_key=(stream, c))``.
     """
-    if init == "normal":
-        data = rng.standard_normal(count, dtype=np.float64 if dtype == "float64" else np.float32)
-    else:
-        data = rng.random(count, dtype=np.float64 if dtype == "float64" else np.float32) * 2 - 1
-    if dtype == "int32":
-        return np.rint(data * 1000).astype(np.int32)
-    return data.astype(NP_DTYPES[dtype], copy=False)
+    out = np.empty(count, dtype=NP_DTYPES[dtype])
+    draw_dtype = np.float64 if dtype == "float64" else np.float32
+
+    def draw(start: int, stop: int) -> None:
+        rng = np.random.Generator(np.random.PCG64(
+            np.random.SeedSequence(seed, spawn_key=(stream, start // DRAW_CHUNK))))
+        target = out[start:stop] if dtype != "int32" else np.empty(stop - start, dtype=draw_dtype)
+        if init == "normal":
+            rng.standard_normal(dtype=draw_dtype, out=target)
+        else:
+            rng.random(dtype=draw_dtype, out=target)
+            target *= 2
+            target -= 1
+        if dtype == "int32":
+            np.rint(target * 1000, out=target)
+            out[start:stop] = target
+
+    map_chunks(draw, count, DRAW_CHUNK)
+    return out
 
 
 def memory_shortfall(need: int, free: int, total: int, label: str, gpu_name: str) -> str | None:
@@ -87,9 +108,8 @@ def allocate(spec: MeasureSpec, params: dict[str, int], gpu: GpuSession, extra_b
     if shortfall:
         raise MeasurementError(shortfall)
     ws = Workspace()
-    rng = np.random.default_rng(spec.seed)  # per size, so each size's inputs do not depend on the sweep
-    try:
-        for name, buf in spec.buffers.items():
+    try:  # each size's inputs come from the seed alone, so they do not depend on the sweep
+        for stream, (name, buf) in enumerate(spec.buffers.items(), start=FLOOR_STREAM + 1):
             itemsize = np.dtype(NP_DTYPES[buf.dtype]).itemsize
             count = ws.counts[name] = sizes[name] // itemsize
             try:
@@ -99,7 +119,7 @@ def allocate(spec: MeasureSpec, params: dict[str, int], gpu: GpuSession, extra_b
                 raise MeasurementError(f"{stats.size_label(params)}: out of device memory allocating "
                                        f"buffer {name} ({shown}): {err}") from None
             if buf.role == "input":
-                ws.inputs[name] = fill_input(rng, count, buf.dtype, buf.init)
+                ws.inputs[name] = fill_input(spec.seed, stream, count, buf.dtype, buf.init)
                 gpu.drv.memcpy_htod(ws.allocs[name], ws.inputs[name])
     except BaseException:
         ws.free()

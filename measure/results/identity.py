@@ -8,7 +8,7 @@ import hashlib
 import json
 from typing import Any, Literal
 
-from measure import HARNESS_VERSION
+from measure import COUNTER_VERSION, HARNESS_VERSION
 from measure.results.model import Result
 from measure.spec import MeasureSpec
 
@@ -75,3 +75,56 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     return value
+
+
+# -- the counter pass's own key -----------------------------------------------------------------
+
+# Spec keys a counter pass does not depend on: how results are shown and judged, how the reference
+# is computed and checked, how samples are taken, and which sizes are profiled (the key is per size).
+NOT_COUNTED = PRESENTATION_KEYS + ("reference", "reference_elementwise", "rtol", "atol", "timing",
+                                   "counters", "counter_sizes", "sizes")
+
+
+def counter_part(spec_data: dict) -> dict:
+    """What in the spec decides a counter pass (plain data): the kernels' compile options,
+    buffers, scalars, seed and launches, and whether the timed runs flush the L2 (the unflushed
+    pass copies that flush), without variant labels or timing settings (pure)."""
+    out = {k: v for k, v in measured_part(spec_data).items() if k not in NOT_COUNTED}
+    out["l2_flush"] = bool(spec_data.get("timing", {}).get("l2_flush", True))
+    return out
+
+
+def counter_key(spec: MeasureSpec, sources: dict[str, bytes], device: str, ncu_version: str | None,
+                params: dict[str, int], counter_version: str = COUNTER_VERSION) -> str:
+    """The key of one size's counter pass: what it depends on and nothing else (pure).
+
+    ``sources`` are the kernel files (and the harness's own CUDA source), ``device`` the device
+    key, ``params`` the size.  Warm-ups, run counts, the statistic, tolerances and the reference
+    are left out, so changing them re-times an entry without profiling it again."""
+    h = hashlib.sha256()
+    h.update(f"counters {counter_version}\ndevice {device}\nncu {ncu_version}\n".encode())
+    h.update(json.dumps({"spec": counter_part(_plain(dataclasses.asdict(spec))), "size": dict(params)},
+                        sort_keys=True, default=str).encode())
+    for name in sorted(sources):
+        h.update(f"\nfile {name} {len(sources[name])}\n".encode())
+        h.update(sources[name])
+    return "sha256:" + h.hexdigest()
+
+
+def carried_counters(result: dict, signer: str | None) -> dict | None:
+    """What a recorded result offers a new measurement of the same entry and device: each size's
+    counter key and per-variant counters, and where they come from (pure; None where it has none).
+
+    Only sizes whose every variant has counters from both passes are offered."""
+    if result.get("status") != "ok" or result.get("provenance") != "measured":
+        return None
+    sizes = []
+    for size in result.get("sizes", []):
+        key = size.get("counter_key")
+        variants = {name: v.get("counters") for name, v in size.get("variants", {}).items()}
+        if key and variants and all(c and c.get("flushed") and c.get("unflushed") for c in variants.values()):
+            sizes.append({"params": size["params"], "counter_key": key, "variants": variants,
+                          "from": size.get("counters_from") or {
+                              "captured_at": result.get("environment", {}).get("captured_at"),
+                              "fingerprint": result.get("fingerprint"), "signed_by": signer}})
+    return {"sizes": sizes} if sizes else None

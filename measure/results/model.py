@@ -32,7 +32,7 @@ from measure.typed import SchemaError, load
 
 FORMAT = 1
 # measure.harness.phases.PHASES and the total (the harness imports the model, not the other way).
-PHASE_NAMES = ("compile", "inputs", "reference", "check", "timing", "counters", "total")
+PHASE_NAMES = ("compile", "inputs", "reference", "check", "timing", "counters", "ncu_startup", "total")
 
 
 # -- environment and method ------------------------------------------------------------------

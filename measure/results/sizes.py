@@ -152,6 +152,16 @@ class CounterSummary(Record):
             raise SchemaError("statuses", "expected one status for each of sizes")
 
 
+@dataclass(frozen=True)
+class CountersFrom(Record):
+    """Where a size's counters come from when this run did not profile them: an earlier result of
+    the same entry and device with the same counter key, whose node signature verified."""
+
+    captured_at: str | None = field("when the counters were measured (that result's environment)", default=None)
+    fingerprint: str | None = field("that result's measurement fingerprint", default=None)
+    signed_by: str | None = field("the trusted node key that signed it (null under trust: names)", default=None)
+
+
 # -- one size --------------------------------------------------------------------------------
 
 
@@ -225,6 +235,10 @@ class Size(Record):
     check: SizeCheck | None = field("the correctness check before timing", default=None)
     clocks: SizeClocks | None = field("clocks around the sampling", default=None)
     sampling: Sampling | None = field("the stopping rule's outcome", default=None)
+    counter_key: str | None = field(
+        "what this size's counters were measured for (measure.results.identity.counter_key)", default=None)
+    counters_from: CountersFrom | None = field(
+        "where this size's counters were carried from; null where this run profiled them", default=None)
 
     def _rules(self) -> None:
         if not self.params:

@@ -30,6 +30,8 @@ def check_values(spec: MeasureSpec, params: set[str]) -> None:
                                        f"{point_label(point)}; expected 1 to 2**40 ({MAX_SIZE:,})")
             if key == "elements" and value > most:
                 largest, most = point, value
+        if spec.reference_elementwise:
+            _check_elementwise_counts(spec, point, f"sizes[{i}] {point_label(point)}")
     points = [dict(spec.headline)] + ([dict(largest)] if dict(largest) != dict(spec.headline) else [])
     seen: set[tuple[str, int]] = set()
     for vi, variant in enumerate(spec.variants):
@@ -46,6 +48,17 @@ def check_values(spec: MeasureSpec, params: set[str]) -> None:
                     for point in points:
                         value_at(text, dict(point, i=repeat_index), key,
                                  f"{point_label(point)}" + (f", i = {repeat_index}" if "i" in expr.names(text) else ""))
+
+
+def _check_elementwise_counts(spec: MeasureSpec, point: dict, where: str) -> None:
+    """Under reference_elementwise, every input and output has the same element count at ``point``."""
+    counts = {name: value_at(buf.size, dict(point), f"buffers.{name}.size", where)
+              for name, buf in spec.buffers.items() if buf.role in ("input", "output")}
+    if len(set(counts.values())) > 1:
+        shown = ", ".join(f"{name} {count:,}" for name, count in counts.items())
+        raise SchemaError("reference_elementwise", f"an elementwise reference needs every input and output "
+                                                   f"to have the same element count, but at {where} they are: "
+                                                   f"{shown}")
 
 
 def point_label(point: dict) -> str:

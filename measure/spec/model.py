@@ -224,6 +224,11 @@ class MeasureSpec:
     rtol: float = doc("per-element relative tolerance against the float64 reference", default=1e-5)
     atol: float = doc("per-element absolute tolerance against the float64 reference", default=1e-6)
     seed: int = doc("seed of the input generator", default=20260901)
+    reference_elementwise: bool = doc(
+        "the reference's output element i depends only on element i of every input (and on the "
+        "scalars and size parameters): the harness then computes it chunk by chunk on every core, "
+        "after testing the promise at the smallest size; every input and output must have the same "
+        "element count", default=False)
     counters: bool = doc("run an Nsight Compute pass for DRAM bytes where ncu is available", default=True)
     counter_sizes: Literal["headline", "all"] = doc(
         "where the counter pass runs: the headline size only, or every size of the sweep "

@@ -1,0 +1,184 @@
+"""A size's correctness check: every variant run once, every output element compared with the
+entry's float64 reference, before anything is timed.
+
+Two ways to get the reference:
+
+- whole (the default): the inputs are converted to float64 and the reference is called once per
+  size (once per variant where it reads the variant: ``check.reads_variant``);
+- chunked, where the spec says ``reference_elementwise: true``: the author promises that output
+  element i depends only on element i of each input (and on the scalars and size parameters).
+  Every variant's outputs are copied back first; then each chunk of the inputs is converted, given
+  to the reference, and its answer compared at once with every variant's outputs for that chunk,
+  on every core.  No full-size float64 array is ever built.
+
+The promise is tested, not trusted: at the first size, over its first ``VERIFY_ELEMENTS``
+elements, the reference is computed whole and in three uneven pieces, and the pieces must agree
+with the whole to 1e-12 in every element; where they do not, the measurement stops naming the
+first element that differs.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import traceback
+from typing import Callable
+
+import numpy as np
+
+from measure import stats
+from measure.harness import parallel
+from measure.harness.check import (Expected, check_chunk, check_variant, expected_outputs, merge_checks,
+                                   output_names, reads_variant, run_variant, wrong_output)
+from measure.harness.errors import MeasurementError
+from measure.harness.launches import Call
+from measure.harness.phases import PhaseClock
+from measure.harness.session import GpuSession
+from measure.harness.workspace import NP_DTYPES, Workspace
+from measure.spec import MeasureSpec
+
+# How closely the chunked reference must match the whole one: float64 rounding differences only.
+CHUNKING_RTOL = 1e-12
+# Elements the elementwise promise is tested on (a prefix of the first size's inputs).
+VERIFY_ELEMENTS = 1 << 20
+# Variants' outputs held on the host at once for the chunked check, at most.
+HOST_BUDGET_BYTES = 8 << 30
+
+
+def check_size(slug: str, spec: MeasureSpec, calls: dict[str, list[Call]], ws: Workspace, gpu: GpuSession,
+               reference: Callable, params: dict[str, int], clock: PhaseClock,
+               progress: Callable[[str], None], verify_chunking: bool = False,
+               checked: Callable[[str], None] = lambda name: None) -> list[dict]:
+    """Check every variant at one size (in the open "check" phase); each output's record, in order.
+
+    ``verify_chunking`` (the first size) also tests the elementwise promise; ``checked`` is
+    called with each variant's name once it passed.  A wrong output is a MeasurementError.
+    """
+    label = f"{slug}: {stats.size_label(params)}"
+    # Scalars as the kernels received them (float32), so both sides compute the same function.
+    scalars = {k: float(np.float32(v)) for k, v in spec.scalars.items()}
+    if not spec.reference_elementwise:
+        with clock.phase("reference"):
+            expected = Expected(reference, {k: parallel.as_float64(v) for k, v in ws.inputs.items()}, scalars,
+                                params, in_phase=lambda: clock.phase("reference"))
+        checks = []
+        for v in spec.variants:
+            progress(f"{label} checking {v.name}")
+            checks += check_variant(slug, spec, v, calls[v.name], ws, gpu, expected, params)
+            checked(v.name)
+        return checks
+    if verify_chunking:
+        with clock.phase("reference"):
+            verify_elementwise(label, spec, reference, ws.inputs, scalars, params)
+    checks = []
+    for group in host_groups(spec, ws.counts):
+        got = {}
+        for v in group:
+            progress(f"{label} running {v}")
+            got[v] = run_variant(spec, spec_variant(spec, v), calls[v], ws, gpu, f"{label} variant {v}")
+        progress(f"{label} checking {', '.join(group)} against the reference, chunk by chunk")
+        checks += check_chunked(label, spec, reference, ws.inputs, scalars, params, got, clock)
+        for v in group:
+            checked(v)
+    return checks
+
+
+def spec_variant(spec: MeasureSpec, name: str):
+    return next(v for v in spec.variants if v.name == name)
+
+
+def host_groups(spec: MeasureSpec, counts: dict[str, int], budget: int = HOST_BUDGET_BYTES) -> list[list[str]]:
+    """The variants in spec order, grouped so that one group's outputs on the host stay within
+    ``budget`` bytes (and a quarter of this host's memory); every group has at least one (pure but
+    for the memory size)."""
+    budget = min(budget, _host_memory() // 4 or budget)
+    per_variant = sum(counts[n] * np.dtype(NP_DTYPES[spec.buffers[n].dtype]).itemsize for n in output_names(spec))
+    groups: list[list[str]] = []
+    for v in spec.variants:
+        if groups and (len(groups[-1]) + 1) * per_variant <= budget:
+            groups[-1].append(v.name)
+        else:
+            groups.append([v.name])
+    return groups
+
+
+def _host_memory() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+def reference_chunk(reference: Callable, variant: str, inputs: dict[str, np.ndarray], scalars: dict[str, float],
+                    params: dict[str, int], start: int, stop: int, spec: MeasureSpec, label: str) -> dict[str, np.ndarray]:
+    """The reference's answer for elements [start, stop) of every input, checked for shape."""
+    piece = {k: np.asarray(v[start:stop], dtype=np.float64) for k, v in inputs.items()}
+    try:
+        answer = reference(variant, piece, scalars, dict(params))
+    except Exception:
+        raise MeasurementError(f"{label}: the reference raised on elements {start:,} to {stop:,} (it is called "
+                               f"on chunks because the spec says reference_elementwise: true):\n"
+                               f"{traceback.format_exc(limit=3)}") from None
+    return expected_outputs(answer, spec, f"{label} (elements {start:,} to {stop:,}, reference_elementwise)",
+                            {n: stop - start for n in output_names(spec)})
+
+
+def check_chunked(label: str, spec: MeasureSpec, reference: Callable, inputs: dict[str, np.ndarray],
+                  scalars: dict[str, float], params: dict[str, int], got: dict[str, dict[str, np.ndarray]],
+                  clock: PhaseClock) -> list[dict]:
+    """Compare every variant in ``got`` with the reference computed chunk by chunk on every core.
+
+    The pass's wall time is split between "reference" and "check" in proportion to the thread
+    time each took."""
+    outputs = output_names(spec)
+    count = next(iter(next(iter(got.values())).values())).size
+    shared = not reads_variant(reference)
+    started = time.perf_counter()
+
+    def work(start: int, stop: int) -> tuple[dict, float, float]:
+        t0 = time.perf_counter()
+        asked = [next(iter(got))] if shared else list(got)
+        refs = {v: reference_chunk(reference, v, inputs, scalars, params, start, stop, spec, label) for v in asked}
+        t1 = time.perf_counter()
+        parts = {(v, o): check_chunk(got[v][o][start:stop], refs[asked[0] if shared else v][o], start,
+                                     spec.rtol, spec.atol) for v in got for o in outputs}
+        return parts, t1 - t0, time.perf_counter() - t1
+
+    answers = parallel.map_chunks(work, count)
+    ref_s, cmp_s = sum(a[1] for a in answers), sum(a[2] for a in answers)
+    if ref_s + cmp_s > 0:
+        clock.attribute("reference", (time.perf_counter() - started) * ref_s / (ref_s + cmp_s))
+    checks = []
+    for v in got:
+        for o in outputs:
+            result = merge_checks([a[0][(v, o)] for a in answers], count)
+            if not result["ok"]:
+                raise wrong_output(f"{label} variant {v}", o, result, spec)
+            checks.append(result)
+    return checks
+
+
+def verify_elementwise(label: str, spec: MeasureSpec, reference: Callable, inputs: dict[str, np.ndarray],
+                       scalars: dict[str, float], params: dict[str, int]) -> None:
+    """Test the elementwise promise on the first ``VERIFY_ELEMENTS`` elements of ``inputs``: the
+    reference in three uneven pieces must equal the reference over that whole prefix (to
+    ``CHUNKING_RTOL``, NaN where NaN), for every variant it tells apart."""
+    count = min(VERIFY_ELEMENTS, next(iter(inputs.values())).size) if inputs else 0
+    if count < 3:
+        return
+    asked = [spec.variants[0].name] if not reads_variant(reference) else [v.name for v in spec.variants]
+    cuts = [0, count // 3 + 1, (2 * count) // 3 + 1, count]
+    for variant in asked:
+        whole = reference_chunk(reference, variant, inputs, scalars, params, 0, count, spec, label)
+        for start, stop in zip(cuts, cuts[1:]):
+            piece = reference_chunk(reference, variant, inputs, scalars, params, start, stop, spec, label)
+            for name, values in piece.items():
+                same = np.isclose(values, whole[name][start:stop], rtol=CHUNKING_RTOL, atol=0.0, equal_nan=True)
+                if not same.all():
+                    i = int(np.argmin(same))
+                    raise MeasurementError(
+                        f"{label}: the spec says reference_elementwise: true, but the reference computed on "
+                        f"elements {start:,} to {stop:,} differs from the reference computed on elements 0 to "
+                        f"{count:,} at once: output {name}[{start + i}] is {values[i]!r} in the piece and {whole[name][start + i]!r} in the "
+                        f"whole (variant {variant}). Its outputs depend on more than the same element of the "
+                        f"inputs; remove reference_elementwise from the spec. Nothing was timed.")
