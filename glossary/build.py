@@ -51,10 +51,12 @@ class GlossaryBuild:
             return None
         from glossary.measuring.plan import NoGPU, measure_entries
         from glossary.measuring.pool import PoolError
+        from glossary.measuring.progress import ConfigsLog
 
         def run(entries: list[Entry]) -> None:
             try:
-                measure_entries(entries, self.log, gpus=self.settings.gpus, deadline_s=self.settings.deadline_s)
+                measure_entries(entries, self.log, gpus=self.settings.gpus, deadline_s=self.settings.deadline_s,
+                                on_configs=ConfigsLog(self.log))
             except NoGPU as why:
                 if self.settings.measure == "always":
                     # Survive it: recorded results still build, stale ones are flagged, and --strict fails.
