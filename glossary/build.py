@@ -51,12 +51,14 @@ class GlossaryBuild:
             return None
         from glossary.measuring.plan import NoGPU, measure_entries
         from glossary.measuring.pool import PoolError
+        from glossary.measuring.progress import ConfigsLog
 
         def run(entries: list[Entry]) -> None:
             policy = self.settings.load_trust()
             try:
                 measure_entries(entries, self.log, gpus=self.settings.gpus, deadline_s=self.settings.deadline_s,
-                                carry=lambda entry, device: trust_mod.counters_to_carry(entry, device, policy))
+                                carry=lambda entry, device: trust_mod.counters_to_carry(entry, device, policy),
+                                on_configs=ConfigsLog(self.log))
             except NoGPU as why:
                 if self.settings.measure == "always":
                     # Survive it: recorded results still build, stale ones are flagged, and --strict fails.

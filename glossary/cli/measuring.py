@@ -14,6 +14,7 @@ from glossary.cli.common import Problems, cli, console, entries_dir_of, load_all
 from glossary.measuring import plan, pool
 from glossary.settings import GlossaryError, Settings
 from glossary.verdicts import trust
+from glossary.measuring.progress import Tally, configurations
 from measure import results
 from measure.harness.phases import breakdown
 
@@ -80,7 +81,10 @@ def measure(ctx: click.Context, entries: tuple[str, ...], everything: bool, gpus
         log.propagate = False
         log.handlers[:] = [RichHandler(console=progress.console, show_path=False)]
         log.setLevel(logging.INFO)
-        overall = progress.add_task(f"{len(jobs)} job(s) on {len(gpu_list)} GPU(s)", total=len(jobs))
+        by_slug = {e.slug: e for e in chosen}
+        tally = Tally({job: configurations(by_slug[job.slug]) for job in jobs})
+        overall = progress.add_task(overall_description(tally.total, len({j.slug for j in jobs}), len(gpu_list)),
+                                    total=tally.total)
         lanes = {f"GPU {g['index']}": progress.add_task(f"GPU {g['index']} ({escape(g['name'])}): starting",
                                                         total=None) for g in gpu_list}
 
@@ -88,9 +92,17 @@ def measure(ctx: click.Context, entries: tuple[str, ...], everything: bool, gpus
             if who in lanes:
                 progress.update(lanes[who], description=f"{who}: {escape(line)}")
 
+        def on_configs(job: pool.Job, done: float, total: int) -> None:
+            tally.update(job, done, total)
+            progress.update(overall, total=tally.total, completed=tally.completed)
+
+        def on_done(outcome: pool.Outcome) -> None:
+            tally.finish(outcome.job)
+            progress.update(overall, total=tally.total, completed=tally.completed)
+
         outcomes = plan.measure_entries(chosen, log, only_stale=not everything, gpus=gpus, shard=shard_of,
-                                             deadline_s=deadline, available=available, say=say,
-                                             on_done=lambda outcome: progress.advance(overall), carry=carry)
+                                        deadline_s=deadline, available=available, say=say,
+                                        on_done=on_done, on_configs=on_configs, carry=carry)
         for lane in lanes.values():
             progress.update(lane, total=1, completed=1)
     failed = [o for o in outcomes if not o.ok]
@@ -108,3 +120,9 @@ def measure(ctx: click.Context, entries: tuple[str, ...], everything: bool, gpus
               f"{escape(str(entries_dir))}/<slug>/results/{names}.json. Commit them.")
     if failed:
         ctx.exit(1)
+
+
+def overall_description(count: int, entries: int, gpus: int) -> str:
+    """What the overall bar counts: "20 configurations of 1 entry on 1 GPU"."""
+    return (f"{count} configuration{'' if count == 1 else 's'} of "
+            f"{entries} entr{'y' if entries == 1 else 'ies'} on {gpus} GPU{'' if gpus == 1 else 's'}")

@@ -83,6 +83,7 @@ def measure_entries(entries: list[Entry], log: logging.Logger, *, only_stale: bo
                     available: list[dict] | None = None,
                     say: Callable[[str, str], None] | None = None,
                     on_done: Callable[[pool.Outcome], None] | None = None,
+                    on_configs: Callable[[pool.Job, float, int], None] | None = None,
                     carry: Carry | None = None) -> list[pool.Outcome]:
     """Measure entries on this machine's GPUs, one worker process per GPU, and record each result.
 
@@ -90,8 +91,9 @@ def measure_entries(entries: list[Entry], log: logging.Logger, *, only_stale: bo
     as a WARNING when it happens, and listed again in one WARNING at the end.
     Raises NoGPU when there is no GPU to measure on, pool.PoolError for a bad
     ``gpus`` choice.  ``available`` and ``target`` stand in for the GPUs and
-    the harness in tests; ``carry`` (``glossary.verdicts.trust.counters_to_carry`` bound to the
-    project's trust) lets unchanged counters be kept instead of profiled again.
+    the harness in tests; ``on_configs`` is the pool's (configurations done per job);
+    ``carry`` (``glossary.verdicts.trust.counters_to_carry`` bound to the project's trust)
+    lets unchanged counters be kept instead of profiled again.
     """
     if available is None:
         available, why = available_gpus()
@@ -100,13 +102,14 @@ def measure_entries(entries: list[Entry], log: logging.Logger, *, only_stale: bo
     chosen = pool.select_gpus(gpus, available)
     with pool.hold_gpus(chosen, lambda line: log.info("%s", line)):
         return _measure(entries, log, chosen, only_stale=only_stale, shard=shard, deadline_s=deadline_s,
-                        target=target, say=say, on_done=on_done, carry=carry)
+                        target=target, say=say, on_done=on_done, on_configs=on_configs, carry=carry)
 
 
 def _measure(entries: list[Entry], log: logging.Logger, chosen: list[dict], *, only_stale: bool,
              shard: tuple[int, int] | None, deadline_s: float, target: str,
              say: Callable[[str, str], None] | None,
-             on_done: Callable[[pool.Outcome], None] | None, carry: Carry | None) -> list[pool.Outcome]:
+             on_done: Callable[[pool.Outcome], None] | None,
+             on_configs: Callable[[pool.Job, float, int], None] | None, carry: Carry | None) -> list[pool.Outcome]:
     """measure_entries, once the GPUs are ours: plan (after any wait, so others' results count), run, record."""
     names = ", ".join(f"{g['index']}: {g['name']}" for g in chosen)
     jobs = plan(entries, chosen, only_stale=only_stale, shard=shard, carry=carry)
@@ -139,7 +142,7 @@ def _measure(entries: list[Entry], log: logging.Logger, chosen: list[dict], *, o
         if on_done is not None:
             on_done(outcome)
 
-    runner_pool = pool.Pool(chosen, deadline_s=deadline_s, target=target, on_done=record,
+    runner_pool = pool.Pool(chosen, deadline_s=deadline_s, target=target, on_done=record, on_configs=on_configs,
                             say=say or (lambda who, line: log.info("[%s] %s", who, line)))
     outcomes = runner_pool.run(jobs)
     failed = [o for o in outcomes if not o.ok]

@@ -11,7 +11,7 @@ measured is lost when a later job fails.
 
 Protocol: the parent writes one JSON job per line to a worker's stdin; the
 worker answers on a private copy of its stdout with JSON lines
-(``ready``, ``progress``, ``done``).  Everything else the worker or its
+(``ready``, ``progress``, ``configs``, ``done``).  Everything else the worker or its
 libraries print goes to stderr, so stray output cannot corrupt the protocol.
 """
 
@@ -175,13 +175,14 @@ class _Worker:
     started: float = 0.0
     ready: bool = False
     spawned: float = field(default_factory=time.monotonic)
+    configs_total: int = 0  # the job's configurations, once the worker has reported any
 
     @property
     def label(self) -> str:
         return f"GPU {self.gpu['index']}"
 
     def send(self, job: Job) -> None:
-        self.job, self.started = job, time.monotonic()
+        self.job, self.started, self.configs_total = job, time.monotonic(), 0
         assert self.proc.stdin is not None
         self.proc.stdin.write(json.dumps(dataclasses.asdict(job)) + "\n")
         self.proc.stdin.flush()
@@ -205,18 +206,25 @@ class _Worker:
 class Pool:
     """Measure jobs on the given GPUs; ``on_done`` is called in the parent as each job ends.
 
-    ``target`` is "module:function" taking (job, progress) in the worker: the
-    harness by default, a stand-in in tests.
+    ``target`` is "module:function" taking (job, progress) or (job, progress,
+    on_configs) in the worker: the harness by default, a stand-in in tests.
+    ``on_configs(job, done, total)`` is called in the parent as a running job
+    reports configurations done; every job ends with one ``on_done`` (so the
+    job's share of a progress bar can be closed there, however it ended), and
+    a job retried after its worker died first reports ``on_configs(job, 0.0,
+    total)``: its progress starts again.
     """
 
     def __init__(self, gpus: list[dict], *, deadline_s: float = DEFAULT_DEADLINE_S, target: str = HARNESS,
                  retries: int = 1, say: Callable[[str, str], None] | None = None,
-                 on_done: Callable[[Outcome], None] | None = None) -> None:
+                 on_done: Callable[[Outcome], None] | None = None,
+                 on_configs: Callable[[Job, float, int], None] | None = None) -> None:
         if not gpus:
             raise PoolError("a pool needs at least one GPU")
         self.gpus, self.deadline_s, self.target, self.retries = gpus, deadline_s, target, retries
         self.say = say or (lambda who, line: print(f"[{who}] {line}", file=sys.stderr))
         self.on_done = on_done or (lambda outcome: None)
+        self.on_configs = on_configs or (lambda job, done, total: None)
         self._events: queue.Queue = queue.Queue()
 
     def run(self, jobs: list[Job]) -> list[Outcome]:
@@ -314,6 +322,10 @@ class Pool:
             self.say(worker.label, message["line"])
         elif event == "stderr":
             self.say(worker.label, message["line"])
+        elif event == "configs":
+            if worker.job is not None and message.get("slug") == worker.job.slug:
+                worker.configs_total = int(message["total"])
+                self.on_configs(worker.job, float(message["done"]), worker.configs_total)
         elif event == "done":
             job, worker.job = worker.job, None
             if job is not None:
@@ -328,6 +340,8 @@ class Pool:
                 attempts[job] = attempts.get(job, 0) + 1
                 if attempts[job] <= self.retries:
                     self.say(worker.label, f"the worker died ({how}) while measuring {job.slug}; retrying it")
+                    if worker.configs_total:
+                        self.on_configs(job, 0.0, worker.configs_total)  # the retry starts from nothing
                     pending.appendleft(job)
                 else:
                     finish(Outcome(job, worker.gpu["index"], seconds=time.monotonic() - worker.started,
