@@ -50,23 +50,36 @@ def merge_checks(parts: list[dict], elements: int) -> dict:
 
 
 def check_chunk(got: np.ndarray, ref: np.ndarray, offset: int, rtol: float, atol: float) -> dict:
-    """``check_elements`` over one chunk starting at element ``offset`` of the whole."""
-    got64 = np.asarray(got, dtype=np.float64)
+    """``check_elements`` over one chunk starting at element ``offset`` of the whole.
+
+    Written with three float64 temporaries reused in place, so a chunk stays in cache."""
+    got64 = np.array(got, dtype=np.float64)
     ref64 = np.asarray(ref, dtype=np.float64)
-    err = np.abs(got64 - ref64)
-    abs_ref = np.abs(ref64)
-    good = err <= atol + rtol * abs_ref      # False wherever either side is NaN
+    err = np.subtract(got64, ref64)
+    np.abs(err, out=err)
+    bound = np.abs(ref64)
+    bound *= rtol
+    bound += atol
+    good = err <= bound                       # False wherever either side is NaN
     n_bad = int(good.size - np.count_nonzero(good))
     out: dict[str, Any] = {"bad": n_bad, "nan": int(np.count_nonzero(np.isnan(got64)))}
     if n_bad:
         first = int(np.argmin(good))
         out["first_bad"] = {"index": offset + first, "got": float(got64[first]), "expected": float(ref64[first])}
         return out
-    out["max_abs_err"] = float(err.max()) if err.size else 0.0
+    if not err.size:
+        out.update(max_abs_err=0.0, max_tolerance_used=0.0, max_rel_err=0.0)
+        return out
+    out["max_abs_err"] = float(err.max())
     # Near-zero references make max_rel_err large while atol covers them; this says how close to failing.
-    out["max_tolerance_used"] = float((err / (atol + rtol * abs_ref)).max()) if err.size else 0.0
-    nonzero = abs_ref > 0
-    out["max_rel_err"] = float((err[nonzero] / abs_ref[nonzero]).max()) if nonzero.any() else 0.0
+    out["max_tolerance_used"] = float(np.divide(err, bound, out=got64).max())
+    np.abs(ref64, out=bound)
+    nonzero = bound > 0
+    if nonzero.any():
+        got64.fill(0.0)
+        out["max_rel_err"] = float(np.divide(err, bound, out=got64, where=nonzero).max())
+    else:
+        out["max_rel_err"] = 0.0
     return out
 
 
@@ -117,9 +130,25 @@ class Expected:
         return self._cache[key]
 
 
+class HostBuffers:
+    """Host arrays that variants' outputs are copied into, kept from size to size (and group to
+    group) so that their pages are touched once per entry, on every core, not once per copy."""
+
+    def __init__(self) -> None:
+        self._arrays: dict[Any, np.ndarray] = {}
+
+    def get(self, key: Any, count: int, dtype: Any) -> np.ndarray:
+        arr = self._arrays.get(key)
+        if arr is None or arr.size < count or arr.dtype != np.dtype(dtype):
+            self._arrays.pop(key, None)  # let the old pages go before new ones are touched
+            arr = self._arrays[key] = parallel.empty_touched(count, dtype)
+        return arr[:count]
+
+
 def run_variant(spec: MeasureSpec, variant: Variant, calls: list[Call], ws: Workspace, gpu: GpuSession,
-                label: str) -> dict[str, np.ndarray]:
-    """Poison, run the variant once with a sync after every launch, and copy its outputs to the host."""
+                label: str, host: HostBuffers | None = None, slot: int = 0) -> dict[str, np.ndarray]:
+    """Poison, run the variant once with a sync after every launch, and copy its outputs to the host
+    (into ``host``'s arrays of ``slot`` where given, else new ones)."""
     drv = gpu.drv
     poison(spec, ws, gpu)
     gpu.ctx.synchronize()
@@ -132,7 +161,9 @@ def run_variant(spec: MeasureSpec, variant: Variant, calls: list[Call], ws: Work
                                    f"failed: {err}") from None
     got = {}
     for name in output_names(spec):
-        got[name] = parallel.empty_touched(ws.counts[name], NP_DTYPES[spec.buffers[name].dtype])
+        dtype = NP_DTYPES[spec.buffers[name].dtype]
+        got[name] = (host.get((slot, name), ws.counts[name], dtype) if host is not None
+                     else parallel.empty_touched(ws.counts[name], dtype))
         drv.memcpy_dtoh(got[name], ws.allocs[name])
     return got
 

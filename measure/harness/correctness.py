@@ -28,7 +28,7 @@ import numpy as np
 
 from measure import stats
 from measure.harness import parallel
-from measure.harness.check import (Expected, check_chunk, check_variant, expected_outputs, merge_checks,
+from measure.harness.check import (Expected, HostBuffers, check_chunk, check_variant, expected_outputs, merge_checks,
                                    output_names, reads_variant, run_variant, wrong_output)
 from measure.harness.errors import MeasurementError
 from measure.harness.launches import Call
@@ -48,11 +48,12 @@ HOST_BUDGET_BYTES = 8 << 30
 def check_size(slug: str, spec: MeasureSpec, calls: dict[str, list[Call]], ws: Workspace, gpu: GpuSession,
                reference: Callable, params: dict[str, int], clock: PhaseClock,
                progress: Callable[[str], None], verify_chunking: bool = False,
-               checked: Callable[[str], None] = lambda name: None) -> list[dict]:
+               checked: Callable[[str], None] = lambda name: None, host: HostBuffers | None = None) -> list[dict]:
     """Check every variant at one size (in the open "check" phase); each output's record, in order.
 
     ``verify_chunking`` (the first size) also tests the elementwise promise; ``checked`` is
-    called with each variant's name once it passed.  A wrong output is a MeasurementError.
+    called with each variant's name once it passed; ``host`` keeps the host copies of the outputs
+    from size to size.  A wrong output is a MeasurementError.
     """
     label = f"{slug}: {stats.size_label(params)}"
     # Scalars as the kernels received them (float32), so both sides compute the same function.
@@ -71,15 +72,21 @@ def check_size(slug: str, spec: MeasureSpec, calls: dict[str, list[Call]], ws: W
         with clock.phase("reference"):
             verify_elementwise(label, spec, reference, ws.inputs, scalars, params)
     checks = []
+    ran = compared = 0.0
     for group in host_groups(spec, ws.counts):
         got = {}
-        for v in group:
+        started = time.perf_counter()
+        for slot, v in enumerate(group):
             progress(f"{label} running {v}")
-            got[v] = run_variant(spec, spec_variant(spec, v), calls[v], ws, gpu, f"{label} variant {v}")
+            got[v] = run_variant(spec, spec_variant(spec, v), calls[v], ws, gpu, f"{label} variant {v}", host, slot)
         progress(f"{label} checking {', '.join(group)} against the reference, chunk by chunk")
+        between = time.perf_counter()
         checks += check_chunked(label, spec, reference, ws.inputs, scalars, params, got, clock)
+        ran, compared = ran + between - started, compared + time.perf_counter() - between
         for v in group:
             checked(v)
+    progress(f"{label} checked every element of {len(spec.variants)} variant(s): runs and copies back {ran:.2f} s, "
+             f"reference and comparison {compared:.2f} s")
     return checks
 
 

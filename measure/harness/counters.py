@@ -165,6 +165,15 @@ class PassTimes:
     passes: int = 0
 
 
+def pass_summary_line(marks: dict, began: float, ended: float) -> str:
+    """'ncu start 1.9 s, set-up 0.8 s, inputs 0.4 s, launches 3.1 s, exit 0.5 s' of one pass (pure)."""
+    sizes = marks.get("sizes") or []
+    parts = [("ncu start", marks["started"] - began), ("set-up", marks.get("ready", marks["started"]) - marks["started"]),
+             ("inputs", sum(s["inputs_s"] for s in sizes)), ("launches", sum(s["launches_s"] for s in sizes)),
+             ("exit", ended - marks["finished"])]
+    return ", ".join(f"{name} {max(0.0, value):.1f} s" for name, value in parts)
+
+
 def pass_summary(spec: MeasureSpec, version: str | None, params: dict[str, int]) -> dict:
     """A size's counter summary as a successful pass records it (without the per-variant records)."""
     kernels = [launch.kernel for v in spec.variants for launch in v.launches]
@@ -227,6 +236,7 @@ def run_counter_passes(slug: str, entry_dir: Path, spec: MeasureSpec, sizes: lis
                 manifest = written["launches"]
                 times.overhead_s += max(0.0, written["started"] - began) + max(0.0, ended - written["finished"])
                 times.passes += 1
+                progress(f"{slug}: counters cache-control {cache_control}: {pass_summary_line(written, began, ended)}")
                 per_size = split_by_size(launch_bytes(parse_ncu_csv(log)), manifest, len(sizes))
                 for (launches, wanted), (_, elements), result in zip(per_size, sizes, results):
                     for name, rec in variant_counters(launches, wanted, elements, cache_control).items():

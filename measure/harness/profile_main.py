@@ -42,12 +42,16 @@ def main(argv: list[str] | None = None) -> int:
     gpu = GpuSession(drv)
     manifest = []
     functions = None
+    marks: dict = {}
     try:
         functions, _ = compile_kernels("profile", entry_dir, spec, gpu, cache_dir())
         gpu.load_harness(cache_dir())
         prepared: dict[str, str] = {}
+        marks = {"ready": time.time(), "sizes": []}  # set up; then each size's inputs and its launches
         for index, params in enumerate(sizes):
+            began = time.time()
             ws = allocate(spec, params, gpu)
+            filled = time.time()
             try:
                 for variant in spec.variants:
                     if spec.timing.l2_flush:
@@ -63,13 +67,14 @@ def main(argv: list[str] | None = None) -> int:
                                          "repeat": launch.repeat, "size": index})
             finally:
                 ws.free()
+            marks["sizes"].append({"inputs_s": round(filled - began, 3), "launches_s": round(time.time() - filled, 3)})
     except MeasurementError as err:
         print(f"profile: {err}", file=sys.stderr)
         return 2
     finally:
         functions = None  # noqa: F841 -- release kernel handles before the context goes
         gpu.close()
-    opts.manifest.write_text(json.dumps({"launches": manifest, "started": started, "finished": time.time()}),
+    opts.manifest.write_text(json.dumps({"launches": manifest, "started": started, "finished": time.time(), **marks}),
                              encoding="utf-8")
     return 0
 

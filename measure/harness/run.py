@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from measure import expr, stats, store
 from measure.harness import compile as nvcc, counting, envinfo
+from measure.harness.check import HostBuffers
 from measure.harness.correctness import check_size
 from measure.harness.copy_floor import copy_floor_bytes, copy_floor_record, copy_floor_regions
 from measure.harness.errors import MeasurementError
@@ -65,9 +66,11 @@ def measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: st
         progress(f"{slug}: compiled for {gpu.arch} on {gpu.name}")
         configs = ConfigProgress(len(spec.sizes) * len(spec.variants), 3 if spec.counters else 2, on_configs)
         sizes = []
+        host = HostBuffers()
         for index, params in enumerate(spec.sizes):
             sizes.append(_measure_size(slug, spec, params, gpu, modules, reference, nvml, progress, clock,
-                                       configs, verify_chunking=index == 0))
+                                       configs, host, verify_chunking=index == 0))
+        host = None  # noqa: F841 -- the host copies go before the counter pass
     except MeasurementError:
         raise
     except drv.Error as err:
@@ -120,7 +123,7 @@ def _method(spec: MeasureSpec, flush_bytes: int) -> dict:
 def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: GpuSession,
                   functions: dict[str, Any], reference: Callable, nvml: envinfo.Nvml,
                   progress: Callable[[str], None], clock: PhaseClock, configs: ConfigProgress,
-                  verify_chunking: bool = False) -> dict:
+                  host: HostBuffers, verify_chunking: bool = False) -> dict:
     """One size: allocate, check every variant, sample the variants and the copy floor; its record."""
     drv, timing = gpu.drv, spec.timing
     label = f"{slug}: {stats.size_label(params)}"
@@ -138,7 +141,7 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
         calls = {v.name: prepare_calls(spec, v, functions, ws, params, prepared) for v in spec.variants}
         with clock.phase("check"):
             checks = check_size(slug, spec, calls, ws, gpu, reference, params, clock, progress,
-                                verify_chunking=verify_chunking, checked=lambda name: configs.advance())
+                                verify_chunking=verify_chunking, checked=lambda name: configs.advance(), host=host)
 
         with clock.phase("inputs"):
             floor_src, floor_dst = drv.mem_alloc(floor_bytes), drv.mem_alloc(floor_bytes)
