@@ -215,6 +215,19 @@ def test_an_elementwise_reference_checks_every_element_in_chunks(entry):
 
 
 @pytest.mark.gpu
+def test_a_wrong_output_compared_beside_the_counter_pass_still_fails(entry):
+    # With an elementwise reference and a counter pass, the comparison runs after timing, beside
+    # ncu: a wrong output must still stop the measurement (and the counter thread must end).
+    with pytest.raises(harness.MeasurementError, match="output out is wrong"):
+        harness.measure_entry("fixture", entry, _spec("saxpy_wrong", elementwise=True, counters=True), "x",
+                              progress=lambda s: None)
+    result = harness.measure_entry("fixture", entry, _spec(elementwise=True, counters=True), "x",
+                                   progress=lambda s: None)
+    assert result["sizes"][0]["check"]["elements_checked"] == 1 << 20
+    assert result["counters"]["status"] in ("ok", "skipped")
+
+
+@pytest.mark.gpu
 def test_a_false_elementwise_promise_is_caught_on_the_gpu(entry):
     (entry / "reference.py").write_text("import numpy as np\n\ndef reference(variant, inputs, scalars, params):\n"
                                         "    return {'out': scalars['a'] * inputs['x'] + inputs['y'].mean()}\n")

@@ -195,7 +195,7 @@ def wrong_output(label: str, name: str, result: dict, spec: MeasureSpec) -> Meas
         f"{label}: output {name} is wrong in {result['bad']} of {result['elements_checked']} elements"
         f"{nan_note(result['nan'])}; first at index {bad['index']}: "
         f"got {bad['got']!r}, expected {bad['expected']!r} "
-        f"(tolerance {spec.atol} + {spec.rtol} x |expected|). Nothing was timed.")
+        f"(tolerance {spec.atol} + {spec.rtol} x |expected|). Nothing was recorded.")
 
 
 def check_variant(slug: str, spec: MeasureSpec, variant: Variant, calls: list[Call], ws: Workspace,

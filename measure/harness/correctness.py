@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass
 import traceback
 from typing import Callable
 
@@ -56,8 +57,7 @@ def check_size(slug: str, spec: MeasureSpec, calls: dict[str, list[Call]], ws: W
     from size to size.  A wrong output is a MeasurementError.
     """
     label = f"{slug}: {stats.size_label(params)}"
-    # Scalars as the kernels received them (float32), so both sides compute the same function.
-    scalars = {k: float(np.float32(v)) for k, v in spec.scalars.items()}
+    scalars = float32_scalars(spec)
     if not spec.reference_elementwise:
         with clock.phase("reference"):
             expected = Expected(reference, {k: parallel.as_float64(v) for k, v in ws.inputs.items()}, scalars,
@@ -68,37 +68,75 @@ def check_size(slug: str, spec: MeasureSpec, calls: dict[str, list[Call]], ws: W
             checks += check_variant(slug, spec, v, calls[v.name], ws, gpu, expected, params)
             checked(v.name)
         return checks
-    if verify_chunking:
-        with clock.phase("reference"):
-            verify_elementwise(label, spec, reference, ws.inputs, scalars, params)
     checks = []
-    ran = compared = 0.0
-    for group in host_groups(spec, ws.counts):
-        got = {}
-        started = time.perf_counter()
-        for slot, v in enumerate(group):
-            progress(f"{label} running {v}")
-            got[v] = run_variant(spec, spec_variant(spec, v), calls[v], ws, gpu, f"{label} variant {v}", host, slot)
-        progress(f"{label} checking {', '.join(group)} against the reference, chunk by chunk")
-        between = time.perf_counter()
-        checks += check_chunked(label, spec, reference, ws.inputs, scalars, params, got, clock)
-        ran, compared = ran + between - started, compared + time.perf_counter() - between
-        for v in group:
-            checked(v)
-    progress(f"{label} checked every element of {len(spec.variants)} variant(s): runs and copies back {ran:.2f} s, "
-             f"reference and comparison {compared:.2f} s")
+    for i, group in enumerate(host_groups(spec, ws.counts)):  # a group's outputs at a time on the host
+        checks += start_check(label, spec, calls, ws, gpu, reference, scalars, params, clock, progress,
+                              verify_chunking and i == 0, checked, host, group).finish(clock)
     return checks
 
 
-def spec_variant(spec: MeasureSpec, name: str):
-    return next(v for v in spec.variants if v.name == name)
+def float32_scalars(spec: MeasureSpec) -> dict[str, float]:
+    """The scalars as the kernels received them (float32), so both sides compute the same function."""
+    return {k: float(np.float32(v)) for k, v in spec.scalars.items()}
+
+
+@dataclass
+class PendingCheck:
+    """A size's chunked check whose variants have run and whose outputs are on the host: the
+    comparison with the reference (CPU only) is left to ``finish``, which may come after the size
+    was timed, while the GPU serves the counter pass.  The outputs compared are those of the run
+    before timing, on poisoned buffers, as always."""
+
+    label: str
+    spec: MeasureSpec
+    reference: Callable
+    inputs: dict[str, np.ndarray]
+    scalars: dict[str, float]
+    params: dict[str, int]
+    got: dict[str, dict[str, np.ndarray]]
+    progress: Callable[[str], None]
+    checked: Callable[[str], None]
+    ran_s: float
+
+    def finish(self, clock: PhaseClock) -> list[dict]:
+        """Compare every element (in the open "check" phase); each output's record, in order."""
+        started = time.perf_counter()
+        checks = check_chunked(self.label, self.spec, self.reference, self.inputs, self.scalars, self.params,
+                               self.got, clock)
+        for v in self.got:
+            self.checked(v)
+        self.progress(f"{self.label} checked every element of {len(self.got)} variant(s): runs and copies back "
+                      f"{self.ran_s:.2f} s, reference and comparison {time.perf_counter() - started:.2f} s")
+        self.got = {}  # the host copies go as soon as they are compared
+        return checks
+
+
+def start_check(label: str, spec: MeasureSpec, calls: dict[str, list[Call]], ws: Workspace, gpu: GpuSession,
+                reference: Callable, scalars: dict[str, float], params: dict[str, int], clock: PhaseClock,
+                progress: Callable[[str], None], verify_chunking: bool = False,
+                checked: Callable[[str], None] = lambda name: None,
+                host: HostBuffers | None = None, variants: list[str] | None = None) -> PendingCheck:
+    """The GPU half of an elementwise reference's check: test the promise (``verify_chunking``),
+    then run every variant (or those named) once on poisoned buffers and copy its outputs to the
+    host (into ``host``'s arrays, where given: only when ``finish`` comes before the next size)."""
+    if verify_chunking:
+        with clock.phase("reference"):
+            verify_elementwise(label, spec, reference, ws.inputs, scalars, params)
+    started = time.perf_counter()
+    got = {}
+    chosen = [v for v in spec.variants if variants is None or v.name in variants]
+    for slot, v in enumerate(chosen):
+        progress(f"{label} running {v.name}")
+        got[v.name] = run_variant(spec, v, calls[v.name], ws, gpu, f"{label} variant {v.name}", host, slot)
+    return PendingCheck(label, spec, reference, dict(ws.inputs), scalars, dict(params), got, progress, checked,
+                        time.perf_counter() - started)
 
 
 def host_groups(spec: MeasureSpec, counts: dict[str, int], budget: int = HOST_BUDGET_BYTES) -> list[list[str]]:
     """The variants in spec order, grouped so that one group's outputs on the host stay within
     ``budget`` bytes (and a quarter of this host's memory); every group has at least one (pure but
     for the memory size)."""
-    budget = min(budget, _host_memory() // 4 or budget)
+    budget = min(budget, host_memory() // 4 or budget)
     per_variant = sum(counts[n] * np.dtype(NP_DTYPES[spec.buffers[n].dtype]).itemsize for n in output_names(spec))
     groups: list[list[str]] = []
     for v in spec.variants:
@@ -109,7 +147,7 @@ def host_groups(spec: MeasureSpec, counts: dict[str, int], budget: int = HOST_BU
     return groups
 
 
-def _host_memory() -> int:
+def host_memory() -> int:
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
@@ -188,4 +226,4 @@ def verify_elementwise(label: str, spec: MeasureSpec, reference: Callable, input
                         f"elements {start:,} to {stop:,} differs from the reference computed on elements 0 to "
                         f"{count:,} at once: output {name}[{start + i}] is {values[i]!r} in the piece and {whole[name][start + i]!r} in the "
                         f"whole (variant {variant}). Its outputs depend on more than the same element of the "
-                        f"inputs; remove reference_elementwise from the spec. Nothing was timed.")
+                        f"inputs; remove reference_elementwise from the spec. Nothing was recorded.")

@@ -10,6 +10,7 @@ start-up and exit around the profiled process) and ``total``.  Pure bookkeeping 
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from typing import Callable, Iterator
 
@@ -54,9 +55,16 @@ class PhaseClock:
         self.seconds[self._open[-1][0]] -= seconds
         self.seconds[name] += seconds
 
-    def record(self) -> dict[str, float]:
-        """The result's ``phases``: seconds per phase and in all, rounded to milliseconds."""
-        out = {name: round(s, 3) for name, s in self.seconds.items()}
+    def record(self, also: "PhaseClock | None" = None) -> dict[str, float]:
+        """The result's ``phases``: seconds per phase and in all, rounded to milliseconds.
+
+        ``also`` is the clock of work that ran beside this one (the counter pass beside the
+        deferred comparisons): its phases are added, so phases may then sum to more than the
+        total, which stays this clock's wall time."""
+        seconds = dict(self.seconds)
+        for name, value in (also.seconds.items() if also is not None else ()):
+            seconds[name] += value
+        out = {name: round(s, 3) for name, s in seconds.items()}
         out["total"] = round(self._clock() - self._start, 3)
         return out
 
@@ -78,12 +86,25 @@ class ConfigProgress:
         self.total, self.stages = total, max(1, stages)
         self._report = report or (lambda done, total: None)
         self._done = 0.0
+        self._lock = threading.Lock()  # the counter pass reports from a thread of its own
 
     def advance(self, configurations: float = 1.0) -> None:
         """One stage of ``configurations`` configurations is done."""
-        self._done = min(float(self.total), self._done + configurations / self.stages)
-        self._report(round(self._done, 3), self.total)
+        with self._lock:
+            self._done = min(float(self.total), self._done + configurations / self.stages)
+            self._report(round(self._done, 3), self.total)
 
     def finish(self) -> None:
-        self._done = float(self.total)
-        self._report(self._done, self.total)
+        with self._lock:
+            self._done = float(self.total)
+            self._report(self._done, self.total)
+
+
+def serialized(fn: Callable[[str], None]) -> Callable[[str], None]:
+    """``fn`` behind a lock, for a progress callback that two threads call."""
+    lock = threading.Lock()
+
+    def call(line: str) -> None:
+        with lock:
+            fn(line)
+    return call

@@ -18,6 +18,7 @@ from pathlib import Path
 from measure.harness.compile import cache_dir, compile_kernels
 from measure.harness.errors import MeasurementError
 from measure.harness.launches import prepare_calls
+from measure.harness.parallel import tune_malloc
 from measure.harness.session import GpuSession
 from measure.harness.workspace import allocate
 from measure.spec import MeasureSpec
@@ -33,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--manifest", required=True, type=Path)
     opts = ap.parse_args(argv)
     started = time.time()  # wall clock: the parent compares it with when it started ncu
+    tune_malloc()
     spec = load(MeasureSpec, json.loads(opts.spec.read_text(encoding="utf-8")))
     given = json.loads(opts.params)
     sizes = [{k: int(v) for k, v in p.items()} for p in (given if isinstance(given, list) else [given])]

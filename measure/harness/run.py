@@ -10,22 +10,23 @@ there, the DRAM counters (``counters``).
 
 from __future__ import annotations
 
+import threading
 import traceback
 from pathlib import Path
 from typing import Any, Callable
 
 
 from measure import expr, stats, store
-from measure.harness import compile as nvcc, counting, envinfo
+from measure.harness import compile as nvcc, counters, counting, envinfo, parallel
 from measure.harness.check import HostBuffers
-from measure.harness.correctness import check_size
+from measure.harness.correctness import PendingCheck, check_size, float32_scalars, host_memory, start_check
 from measure.harness.copy_floor import copy_floor_bytes, copy_floor_record, copy_floor_regions
 from measure.harness.errors import MeasurementError
 from measure.harness.launches import prepare_calls
-from measure.harness.phases import ConfigProgress, PhaseClock
+from measure.harness.phases import ConfigProgress, PhaseClock, serialized
 from measure.harness.sampling import host_part, take_samples
 from measure.harness.session import BLOCK_TIMEOUT_NS, GpuSession
-from measure.harness.workspace import FLOOR_STREAM, allocate, fill_input
+from measure.harness.workspace import FLOOR_STREAM, allocate, allocation_bytes, fill_input
 from measure.spec import MeasureSpec, working_set_bytes
 
 TIMERS = {"device": "cuda-events", "host": "host-perf-counter", "both": "cuda-events+host-perf-counter"}
@@ -48,6 +49,8 @@ def measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: st
     except Exception as err:
         raise MeasurementError(f"pycuda cannot be imported: {err}") from None
     entry_dir = Path(entry_dir).resolve()
+    progress = serialized(progress)
+    parallel.tune_malloc()
     clock = PhaseClock()
     reference = nvcc.load_reference(slug, entry_dir, spec)
     cache_dir = nvcc.cache_dir()
@@ -65,11 +68,14 @@ def measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: st
         environment = envinfo.environment(gpu, nvml, commands)
         progress(f"{slug}: compiled for {gpu.arch} on {gpu.name}")
         configs = ConfigProgress(len(spec.sizes) * len(spec.variants), 3 if spec.counters else 2, on_configs)
-        sizes = []
-        host = HostBuffers()
+        defer = _defer_checks(spec)
+        sizes, pending = [], []
+        host = None if defer else HostBuffers()
         for index, params in enumerate(spec.sizes):
-            sizes.append(_measure_size(slug, spec, params, gpu, modules, reference, nvml, progress, clock,
-                                       configs, host, verify_chunking=index == 0))
+            record, later = _measure_size(slug, spec, params, gpu, modules, reference, nvml, progress, clock,
+                                          configs, host, verify_chunking=index == 0, defer=defer)
+            sizes.append(record)
+            pending.append(later)
         host = None  # noqa: F841 -- the host copies go before the counter pass
     except MeasurementError:
         raise
@@ -96,11 +102,65 @@ def measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: st
         "method": _method(spec, gpu.flush_bytes),
         "sizes": sizes,
     }
-    with clock.phase("counters"):
-        counting.attach_counters(slug, entry_dir, spec, result, progress, clock, configs, prior_counters)
+    # The counter pass needs the GPU alone, and the deferred comparisons need only the host: they
+    # run side by side, the counters in a thread of their own with a phase clock of their own.
+    counter_clock = PhaseClock()
+    failed: list[BaseException] = []
+
+    def count() -> None:
+        try:
+            with counter_clock.phase("counters"):
+                counting.attach_counters(slug, entry_dir, spec, result, progress, counter_clock, configs,
+                                         prior_counters)
+        except BaseException as err:  # re-raised in the measuring thread
+            failed.append(err)
+
+    counting_thread = threading.Thread(target=count, name=f"counters {slug}", daemon=True)
+    counting_thread.start()
+    try:
+        with clock.phase("check"):
+            for record, later in zip(sizes, pending):
+                if later is not None:
+                    record["check"] = check_record(later.finish(clock), spec)
+    except MeasurementError:
+        raise
+    except Exception as err:
+        raise MeasurementError(f"{slug}: harness error: {type(err).__name__}: {err}\n"
+                               f"{traceback.format_exc(limit=4)}") from err
+    finally:
+        counting_thread.join()
+    if failed:
+        raise MeasurementError(f"{slug}: harness error in the counter pass: {type(failed[0]).__name__}: "
+                               f"{failed[0]}") from failed[0]
     configs.finish()
-    result["phases"] = clock.record()
+    result["phases"] = clock.record(also=counter_clock)
     return result
+
+
+def _defer_checks(spec: MeasureSpec) -> bool:
+    """Whether the sizes' comparisons wait until every size is timed, to run beside the counter pass:
+    for an elementwise reference, where a counter pass will run, and where every size's inputs and
+    every variant's outputs fit in a quarter of this host's memory at once."""
+    if not (spec.reference_elementwise and spec.counters and counters.find_ncu()):
+        return False
+    held = 0
+    for params in spec.sizes:
+        sizes = allocation_bytes(spec, params)
+        for name, buf in spec.buffers.items():
+            if buf.role == "input":
+                held += sizes[name]
+            elif buf.role == "output":
+                held += sizes[name] * len(spec.variants)
+    return held <= host_memory() // 4
+
+
+def check_record(checks: list[dict], spec: MeasureSpec) -> dict:
+    """A size's ``check``: the worst errors and the elements compared, over every variant's outputs."""
+    return {"max_abs_err": max(c["max_abs_err"] for c in checks),
+            "max_rel_err": max(c["max_rel_err"] for c in checks),
+            "max_tolerance_used": max(c["max_tolerance_used"] for c in checks),
+            "elements_checked": sum(c["elements_checked"] for c in checks),
+            "rtol": spec.rtol, "atol": spec.atol}
 
 
 def _method(spec: MeasureSpec, flush_bytes: int) -> dict:
@@ -123,8 +183,12 @@ def _method(spec: MeasureSpec, flush_bytes: int) -> dict:
 def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: GpuSession,
                   functions: dict[str, Any], reference: Callable, nvml: envinfo.Nvml,
                   progress: Callable[[str], None], clock: PhaseClock, configs: ConfigProgress,
-                  host: HostBuffers, verify_chunking: bool = False) -> dict:
-    """One size: allocate, check every variant, sample the variants and the copy floor; its record."""
+                  host: HostBuffers | None, verify_chunking: bool = False,
+                  defer: bool = False) -> tuple[dict, PendingCheck | None]:
+    """One size: allocate, check every variant, sample the variants and the copy floor; its record.
+
+    With ``defer``, the variants run and their outputs are copied back before timing, but the
+    comparison is returned (a PendingCheck, its record's ``check`` None until it finishes)."""
     drv, timing = gpu.drv, spec.timing
     label = f"{slug}: {stats.size_label(params)}"
     try:
@@ -139,9 +203,15 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
     try:
         prepared: dict[str, str] = {}
         calls = {v.name: prepare_calls(spec, v, functions, ws, params, prepared) for v in spec.variants}
+        checks = later = None
         with clock.phase("check"):
-            checks = check_size(slug, spec, calls, ws, gpu, reference, params, clock, progress,
-                                verify_chunking=verify_chunking, checked=lambda name: configs.advance(), host=host)
+            if defer:
+                later = start_check(label, spec, calls, ws, gpu, reference, float32_scalars(spec), params, clock,
+                                    progress, verify_chunking, checked=lambda name: configs.advance())
+            else:
+                checks = check_size(slug, spec, calls, ws, gpu, reference, params, clock, progress,
+                                    verify_chunking=verify_chunking, checked=lambda name: configs.advance(),
+                                    host=host)
 
         with clock.phase("inputs"):
             floor_src, floor_dst = drv.mem_alloc(floor_bytes), drv.mem_alloc(floor_bytes)
@@ -183,14 +253,10 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
         "elements": elements,
         "working_set_bytes": working_set_bytes(spec, params),
         "copy_floor": copy_floor_record(samples, floor_bytes, timing.statistic),
-        "check": {"max_abs_err": max(c["max_abs_err"] for c in checks),
-                  "max_rel_err": max(c["max_rel_err"] for c in checks),
-                  "max_tolerance_used": max(c["max_tolerance_used"] for c in checks),
-                  "elements_checked": sum(c["elements_checked"] for c in checks),
-                  "rtol": spec.rtol, "atol": spec.atol},
+        "check": check_record(checks, spec) if checks is not None else None,
         "clocks": {"sm_mhz_before": sampled.sm_before, "sm_mhz_after": sampled.sm_after,
                    "throttle_reasons": sorted(sampled.reasons)},
         "sampling": {"samples": len(samples[spec.variants[0].name]), "stopped": sampled.stop,
                      "median_ci_rel": {name: stats.median_ci_rel(values) for name, values in samples.items()}},
         "variants": variants,
-    }
+    }, later
