@@ -106,3 +106,36 @@ def test_a_last_failure_shows_its_error_and_date_beside_the_kept_figures(environ
     markdown = render.render_entry(render.make_env(ROOT / "templates"), model)
     assert f"roofline: Xid 79 during sampling {shown}" in markdown
     assert "None" not in markdown.split("Xid 79", 1)[1].split("\n", 1)[0]
+
+
+def test_counters_carried_from_an_earlier_result_say_so_on_the_page():
+    import copy
+    import json
+
+    from glossary.entries.model import load_entries
+    from glossary.site import page as page_mod, render
+    from glossary.verdicts import findings
+    from glossary.verdicts.gate import judge
+    from measure.results import parse
+
+    entry = load_entries(ROOT / "entries")["kernel-fusion"]
+    data = copy.deepcopy(json.loads((entry.folder / "results" / "nvidia-h200.json").read_text()))
+    for size in data["sizes"][-2:]:
+        size["counter_key"] = "sha256:k"
+        size["counters_from"] = {"captured_at": "2026-11-30T10:00:00+00:00", "fingerprint": "sha256:f",
+                                 "signed_by": "nvidia-h200-node-x"}
+    measured = findings.collect(entry, {"nvidia-h200": parse(data)})
+    assert [c[0] for c in measured.devices[0].carried_counters] == ["n=67108864", "n=268435456"]
+    model = page_mod.PageModel(entry=entry, verdict=judge(entry.meta.author, entry.meta.reviewer, ()),
+                               devices=measured.devices, related=(), preview=True, body=measured.body,
+                               claims=measured.claims, figure_problems=measured.figure_problems)
+    markdown = render.render_entry(render.make_env(ROOT / "templates"), model)
+    assert ("DRAM counters at n=67108864, n=268435456 were not profiled again: they are kept from the result "
+            "captured 2026-11-30 and signed by `nvidia-h200-node-x`") in markdown
+    assert "were not profiled again" not in render.render_entry(
+        render.make_env(ROOT / "templates"),
+        page_mod.PageModel(entry=entry, verdict=judge(entry.meta.author, entry.meta.reviewer, ()),
+                           devices=findings.collect(entry, {"nvidia-h200": parse(json.loads(
+                               (entry.folder / "results" / "nvidia-h200.json").read_text()))}).devices,
+                           related=(), preview=True, body=measured.body, claims=measured.claims,
+                           figure_problems=measured.figure_problems))

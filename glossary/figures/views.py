@@ -11,7 +11,7 @@ from pathlib import Path
 
 from glossary.entries.model import Entry, measurement_fingerprint
 from glossary.figures import fmt
-from measure import results
+from measure import results, stats
 from measure.results import Environment, Failure, Method, Result, staleness
 from measure.spec import working_set_bytes
 
@@ -150,6 +150,9 @@ class DeviceView:
     attestation: str = "unsigned"
     attested_by: str | None = None  # the trusted node's name, where verified
     attestation_note: str = ""  # why it is unverified, in words
+    # Sizes whose DRAM counters were carried from an earlier result with the same counter key:
+    # (size label, when they were measured, the node key that signed that result).
+    carried_counters: tuple[tuple[str, str, str | None], ...] = ()
 
     @property
     def headline(self) -> SizeView | None:
@@ -220,7 +223,9 @@ def _device_view(entry: Entry, key: str, result: Result, current: str | None) ->
         key=key, gpu=env.gpu, status=result.status, provenance=result.provenance,
         imported_from=result.imported_from, stale=staleness(result, current) == "stale", environment=env,
         method=result.method, sizes=tuple(sizes), error=result.error, last_failure=result.last_failure,
-        l2_bytes=env.l2_bytes)
+        l2_bytes=env.l2_bytes,
+        carried_counters=tuple((stats.size_label(s.params), (s.counters_from.captured_at or "")[:10] or "an unknown date",
+                                s.counters_from.signed_by) for s in result.sizes if s.counters_from is not None))
 
 
 def _row(name: str, var: results.Variant, labels: dict[str, str], statistic: str, elements: int,
