@@ -32,6 +32,59 @@ def fmt_ms(ms: float) -> str:
     return f"{ms:.{digits}f}"
 
 
+# -- the site's one number style ---------------------------------------------------------------
+# Every number a reader sees (tables, prose figures, claims, plot labels and hover titles,
+# tooltips) goes through these, so one quantity reads the same everywhere on a page.
+
+SIGNIFICANT = 4  # measured times and rates: four significant figures
+
+
+def significant(value: float, digits: int = SIGNIFICANT) -> str:
+    """``value`` to ``digits`` significant figures with thousands separators, never in exponent
+    form: 2811.46 -> '2,811', 812.34 -> '812.3', 0.0123456 -> '0.01235' (pure)."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:,.0f}" if value == 0 else str(value)
+    magnitude = int(math.floor(math.log10(abs(value))))
+    decimals = max(0, digits - 1 - magnitude)
+    rounded = round(value, decimals)
+    if rounded and int(math.floor(math.log10(abs(rounded)))) > magnitude:  # 9.9996 -> 10.00
+        decimals = max(0, decimals - 1)
+    return f"{value:,.{decimals}f}"
+
+
+_TIME_UNITS = ((1e-6, "ns"), (1e-3, "µs"), (1.0, "ms"), (1e3, "s"))
+
+
+def duration(ms: float) -> str:
+    """A time in the unit that fits, to four significant figures: 0.0068 -> '6.800 µs',
+    0.2421 -> '242.1 µs', 3.3407 -> '3.341 ms', 1234.5 -> '1.235 s' (pure)."""
+    scale, unit = _TIME_UNITS[0]
+    for limit, name in _TIME_UNITS:
+        if abs(ms) >= limit:
+            scale, unit = limit, name
+    text = significant(ms / scale)
+    if text.replace(",", "").split(".")[0] in ("1000",) and unit != "s":  # 999.96 µs rounds up
+        scale, unit = _TIME_UNITS[[u for _, u in _TIME_UNITS].index(unit) + 1]
+        text = significant(ms / scale)
+    return f"{text} {unit}"
+
+
+def rate(value: float, unit: str = "GB/s") -> str:
+    """A rate to four significant figures with its unit: '2,811 GB/s', '812.3 GFLOP/s' (pure)."""
+    return f"{significant(value)} {unit}"
+
+
+def ratio(value: float) -> str:
+    """A ratio of two measured figures, to three significant figures: '3.55×' (pure)."""
+    return f"{significant(value, 3)}×"
+
+
+def percent(fraction: float) -> str:
+    """A fraction as a whole percentage, or one decimal under 10%: '101%', '4.2%' (pure)."""
+    pct = 100 * fraction
+    return f"{pct:,.1f}%" if abs(pct) < 10 else f"{pct:,.0f}%"
+
+
 def fmt_fixed(value: float, decimals: int = 1) -> str:
     return f"{value:,.{decimals}f}"
 
