@@ -183,6 +183,7 @@ def mkdocs_config(plain: str | None) -> dict:
     """
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
     config.update(site_name=f"Synthetic glossary ({plain or 'glossary'})", docs_dir="entries", site_dir="site")
+    config.pop("watch", None)  # the repository's folders (mkdocs serve), which this project does not have
     extra = config.setdefault("extra", {})
     if plain is None:
         config["hooks"] = [str(ROOT / "hooks" / "glossary_hooks.py")]

@@ -127,6 +127,7 @@ def fixture_config(project: Path) -> dict:
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
     config.update(site_name="Fixture glossary", docs_dir="entries", site_dir="site", strict=False)
     config["hooks"] = [str(ROOT / "hooks" / "glossary_hooks.py")]
+    config.pop("watch", None)  # the repository's folders, which a fixture project does not have
     config.setdefault("extra", {})["glossary"] = {"measure": "never", "templates": str(ROOT / "templates")}
     return config
 
