@@ -19,7 +19,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from glossary.entries import lessons, lint
 from glossary.entries.model import Entry, EntryError, display_path, load_entries
 from glossary.settings import OPTIONS, GlossaryError, Settings
-from glossary.site import leaks, page, plots, render, sitefiles, tooltips
+from glossary.site import leaks, page, plots, render, sitefiles, sitemap, tooltips
 from glossary.verdicts import assess, gate
 from glossary.verdicts import trust as trust_mod
 from measure import store
@@ -157,6 +157,11 @@ class GlossaryBuild:
                           display_path(cache.folder))
         return made
 
+    def sitemap_pages(self) -> set[str]:
+        """Docs-relative paths of the pages the sitemap lists: those a plain build publishes, so a
+        preview's drafts (and tag pages only drafts carry) are never listed."""
+        return sitemap.published_pages(list(self.models.values()))
+
     # -- render ----------------------------------------------------------------
 
     @property
@@ -180,6 +185,20 @@ class GlossaryBuild:
         return None
 
     # -- after the build -------------------------------------------------------
+
+    def summary(self) -> str:
+        """The build's last line: how many entries were published, and how to see the others."""
+        total, held = len(self.entries), len(self.refused)
+        line = f"{total - held} of {total} entr{'y' if total == 1 else 'ies'} published"
+        if self.settings.preview:
+            return (f"preview: {total - held} of {total} entr{'y' if total == 1 else 'ies'} would be published by "
+                    f"a plain build; the other {held} {'is' if held == 1 else 'are'} shown here as drafts. "
+                    f"Never deploy a preview build") if held else f"preview: {line}"
+        if not held:
+            return line
+        return (f"{line}; {held} {'is a draft or refused' if held == 1 else 'are drafts or refused'} "
+                f"(the WARNINGs above say why): GLOSSARY_PREVIEW=1 mkdocs build, or mkdocs serve, "
+                f"shows {'it' if held == 1 else 'them'} as drafts")
 
     def leak_check(self, site_dir: Path) -> list[str]:
         """Where site_dir carries a refused entry's own traces (``glossary.site.leaks``); empty when none leaked."""

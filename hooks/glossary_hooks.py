@@ -8,6 +8,7 @@ here is the adapter, which remembers the command (``serve`` shows drafts) and th
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urljoin
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import get_plugin_logger
@@ -15,7 +16,7 @@ from mkdocs.structure.files import File, Files
 
 from glossary.build import GlossaryBuild
 from glossary.settings import GlossaryError, Settings
-from glossary.site import render
+from glossary.site import render, sitemap
 
 log = get_plugin_logger("glossary")
 
@@ -24,6 +25,7 @@ class _Adapter:
     def __init__(self) -> None:
         self.serving = False
         self.build: GlossaryBuild | None = None
+        self.sitemap_locations: set[str] | None = None  # None: no site_url, so MkDocs writes no URLs
 
     def on_startup(self, command: str, dirty: bool) -> None:
         self.serving = command == "serve"
@@ -53,7 +55,16 @@ class _Adapter:
             if (existing := files.get_file_from_path(path)) is not None:
                 files.remove(existing)
             files.append(File.generated(config, path, content=content))
+        self.sitemap_locations = self._sitemap_locations(files, config)
         return files
+
+    def _sitemap_locations(self, files: Files, config) -> set[str] | None:
+        # The absolute URLs the sitemap may list, as MkDocs writes them (Page.canonical_url).
+        if not config.site_url:
+            return None
+        base = config.site_url if config.site_url.endswith("/") else config.site_url + "/"
+        listed = self.build.sitemap_pages()
+        return {urljoin(base, f.url) for f in files.documentation_pages() if f.src_uri in listed}
 
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
         page.meta = render.safe_meta(page.meta)  # the theme prints title and author unescaped
@@ -67,6 +78,9 @@ class _Adapter:
         leaks = self.build.leak_check(Path(config.site_dir))
         if leaks:
             raise PluginError("refused entries leaked into the site:\n  " + "\n  ".join(leaks))
+        if self.sitemap_locations is not None:
+            sitemap.rewrite(Path(config.site_dir), self.sitemap_locations)
+        log.info("%s", self.build.summary())
 
 
 _adapter = _Adapter()
