@@ -54,11 +54,14 @@ def pages(env: SandboxedEnvironment, models: list[PageModel]) -> dict[str, str]:
     groups = by_tag(models)
     if not groups:
         return {}
-    out = {f"{TAGS_DIR}/index.md": env.get_template("tags.md.j2").render(tag=None, tags=index_rows(models),
-                                                                            entries=[])}
+    # A preview shows drafts too: the pages then say so, and mark each draft, instead of "published".
+    drafts = any(not m.verdict.publishable for m in models)
+    template = env.get_template("tags.md.j2")
+    out = {f"{TAGS_DIR}/index.md": template.render(tag=None, tags=index_rows(models), entries=[], drafts=drafts)}
     for tag, members in groups.items():
         entries = [{"slug": m.entry.slug, "title": m.entry.title,
                     "summary": " ".join(m.entry.meta.summary.split()),
                     "draft": not m.verdict.publishable} for m in members]
-        out[tag_path(tag)] = env.get_template("tags.md.j2").render(tag=tag, tags=[], entries=entries)
+        out[tag_path(tag)] = template.render(tag=tag, tags=[], entries=entries,
+                                             drafts=any(e["draft"] for e in entries))
     return out
