@@ -36,6 +36,9 @@ class PageModel:
     claims: tuple = ()  # glossary.verdicts.claims.ClaimVerdict, every device and size
     figure_problems: tuple[str, ...] = ()  # bound figures that found no data
     review_key: str | None = None  # the reviewer's key id, where a signed review verified
+    # (device key, link) of each imported result that says where a reader can read its source
+    # (imported_from_url): an http(s) URL or a docs-relative file under assets/, which the site publishes.
+    import_sources: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def of(cls, judged: Assessment, related: tuple[Entry, ...], preview: bool) -> "PageModel":
@@ -43,7 +46,9 @@ class PageModel:
         measured = judged.measured
         return cls(entry=judged.entry, verdict=judged.verdict, devices=measured.devices, related=related,
                    preview=preview, body=measured.body, claims=measured.claims,
-                   figure_problems=measured.figure_problems, review_key=judged.review_key)
+                   figure_problems=measured.figure_problems, review_key=judged.review_key,
+                   import_sources=tuple(sorted((key, r.imported_from_url) for key, r in judged.results.items()
+                                               if r.imported and r.imported_from_url)))
 
 
 def _name_or_pending(name: str | None) -> str:

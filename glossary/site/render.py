@@ -16,6 +16,8 @@ the one value marked ``verbatim``.
 
 from __future__ import annotations
 
+import dataclasses
+
 import html
 import json
 import re
@@ -224,7 +226,22 @@ def render_entry(env: SandboxedEnvironment, model: PageModel, hidden: set[str] =
     context = page.entry_context(model, catalog or {}, by_day)
     # The one value printed as it is: the author's Markdown, its figures rendered by glossary.figures.bind.
     context["page"]["body"] = verbatim(unlink(context["page"]["body"], hidden))
+    context["page"]["devices"] = cite_imports(context["page"]["devices"], dict(model.import_sources))
     return _tidy(env.get_template("entry.md.j2").render(context))
+
+
+def cite_imports(devices: list, links: dict[str, str]) -> list:
+    """The device views, each imported one whose source a reader can open (``links``: device key ->
+    URL) with its ``imported_from`` turned into Markdown: the note as text, then a link to the source.
+    The note is escaped and the URL made safe here, as the ``text`` and ``url`` filters would."""
+    out = []
+    for view in devices:
+        link = links.get(view.key)
+        if view.provenance == "imported" and link and view.imported_from:
+            note = Safe(f"{_text(view.imported_from)} ([read the source]({_url(link)}))")
+            view = dataclasses.replace(view, imported_from=note)
+        out.append(view)
+    return out
 
 
 # Link text holds no bracket: "[^\]]+" would rescan the rest of a line from every "[" (quadratic on

@@ -76,13 +76,15 @@ def published_sources(models: list[PageModel], named_assets: list[str]) -> set[s
     """Docs-relative paths of the files in ``entries/`` that the site publishes as they are.
 
     The home page, each shown entry's page, the assets ``mkdocs.yml`` names
-    (``extra_css``, ``extra_javascript``) and the assets a shown entry's body links.
+    (``extra_css``, ``extra_javascript``), the assets a shown entry's body links and the assets its
+    imported results cite as their source (``imported_from_url``).
     """
     keep = {INDEX}
     keep.update(a for a in named_assets if a.startswith(f"{ASSETS}/"))
     for model in models:
         keep.add(f"{model.entry.slug}.md")
         keep.update(m.group(1) for m in _ASSET_LINK.finditer(model.entry.body) if ".." not in m.group(1))
+        keep.update(url for _, url in model.import_sources if url.startswith(f"{ASSETS}/") and ".." not in url)
     return keep
 
 

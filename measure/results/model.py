@@ -186,6 +186,9 @@ class Result(Record):
         "of the spec, kernels, reference and harness version measured for (null for imported figures)")
     environment: Environment = field("the GPU, driver, toolchain and host, and when")
     imported_from: str | None = field("imported results: where the figures came from", default=None)
+    imported_from_url: str | None = field(
+        "imported results: where a reader can read that source: an http(s) URL, or a file under the "
+        "docs folder's assets/ (e.g. assets/imported/<name>.txt), which the site then publishes", default=None)
     method: Method | None = field("how the figures were timed (required when ok)", default=None)
     sizes: list[Size] = field("one record per size of the sweep", default=())
     counters: CounterSummary | None = field("how the Nsight Compute pass went", default=None)
@@ -212,9 +215,12 @@ class Result(Record):
         nonempty("device", self.device)
         if self.provenance == "imported" and not (self.imported_from or "").strip():
             raise SchemaError("imported_from", "imported results say where their figures came from")
+        if self.imported_from_url is not None:
+            _check_source_url(self.imported_from_url)
         if self.provenance == "measured":
-            if self.imported_from is not None:
-                raise SchemaError("imported_from", "only imported results have imported_from")
+            for key in ("imported_from", "imported_from_url"):
+                if getattr(self, key) is not None:
+                    raise SchemaError(key, f"only imported results have {key}")
             if self.status == "ok" and not (self.fingerprint or "").strip():
                 raise SchemaError("fingerprint", "measured results carry the fingerprint they were measured for")
         for name in self.phases or ():
@@ -255,3 +261,12 @@ def parse(data: Any, key: str = "") -> Result:
     Every record keeps the data it was read from (``Record.plain``): a signature covers the bytes
     as written, and the site republishes them, so neither is rebuilt from the typed fields."""
     return load(Result, data, key)
+
+
+def _check_source_url(url: str) -> None:
+    """An imported result's source link: an http(s) URL, or a docs-relative path under assets/."""
+    if url.startswith(("https://", "http://")) and len(url) > len("https://"):
+        return
+    if url.startswith("assets/") and ".." not in url.split("/") and "\\" not in url and url != "assets/":
+        return
+    raise SchemaError("imported_from_url", f"expected an http(s) URL or a path under assets/, found {url!r}")
