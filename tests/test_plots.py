@@ -185,3 +185,13 @@ def test_text_is_never_below_the_font_size_and_figures_stack():
     sizes = {float(t.get("font-size")) for t in root.iter(SVG_NS + "text")}
     assert min(sizes) >= svgplot.FONT
     assert float(root.get("width")) == svgplot.PANEL_WIDTH  # one column: a phone scales it down least
+
+
+def test_a_legend_label_wider_than_the_panel_wraps_between_words():
+    long = "threads down a column, neighbouring warps on neighbouring columns / threads along a row"
+    items = [("short", "#000", "-", "o", 1.6), (long, "#111", "-", "o", 1.6), ("after", "#222", "-", None, 1.6)]
+    rows = svgplot._legend_rows(0.0, svgplot.PANEL_WIDTH, items)
+    lines = [item[0] for row in rows for _, item in row]
+    assert lines[0] == "short" and lines[-1] == "after" and " ".join(lines[1:-1]) == long
+    assert all(svgplot.text_width(t) <= svgplot.PANEL_WIDTH - 16 for t in lines)
+    assert [len(row) for row in rows][1:-1] == [1] * (len(lines) - 2)  # one line per row

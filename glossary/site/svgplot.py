@@ -329,23 +329,48 @@ def _place_legend(frame: _Frame, items) -> tuple[float, float] | None:
 
 
 def _legend_rows(panel_left: float, panel_width: float, items) -> list[list[tuple[float, tuple]]]:
-    """Legend items laid out in rows under the axes, wrapped at the panel's width."""
+    """Legend items laid out in rows under the axes, wrapped at the panel's width; a label
+    wider than the panel goes on rows of its own, broken between words."""
     rows: list[list[tuple[float, tuple]]] = [[]]
     x = panel_left + 8
+    room = panel_width - 16 - SWATCH - 6
     for item in items:
         w = SWATCH + 6 + text_width(item[0]) + 14
+        if text_width(item[0]) > room:
+            first, *rest = wrap(item[0], room)
+            if rows[-1]:
+                rows.append([])
+            rows[-1].append((panel_left + 8, (first, *item[1:])))
+            rows += [[(panel_left + 8, (line, None, "none", None, 0.0))] for line in rest]
+            rows.append([])
+            x = panel_left + 8
+            continue
         if rows[-1] and x + w > panel_left + panel_width:
             rows.append([])
             x = panel_left + 8
         rows[-1].append((x, item))
         x += w
-    return rows
+    return [row for row in rows if row]
+
+
+def wrap(text: str, width: float) -> list[str]:
+    """``text`` broken between words into lines of at most ``width`` (a word wider stays whole)."""
+    lines = [""]
+    for word in text.split(" "):
+        trial = f"{lines[-1]} {word}".strip()
+        if lines[-1] and text_width(trial) > width:
+            lines.append(word)
+        else:
+            lines[-1] = trial
+    return lines
 
 
 def _draw_legend_item(x: float, y: float, item) -> list[str]:
     """One legend row: a swatch of the line (and marker) with its label; ``y`` is the row's middle."""
     label, color, dash, marker, width = item
     out = []
+    if color is None:  # the rest of a label too wide for one row
+        return [_text(x + SWATCH + 6, y + FONT * 0.35, label)]
     if dash != "none":
         out.append(f'<path d="M{_n(x)} {_n(y)}H{_n(x + SWATCH)}" {_stroke(color, width, dash)}/>')
     if marker:
