@@ -195,3 +195,12 @@ def test_a_legend_label_wider_than_the_panel_wraps_between_words():
     assert lines[0] == "short" and lines[-1] == "after" and " ".join(lines[1:-1]) == long
     assert all(svgplot.text_width(t) <= svgplot.PANEL_WIDTH - 16 for t in lines)
     assert [len(row) for row in rows][1:-1] == [1] * (len(lines) - 2)  # one line per row
+
+
+def test_alt_text_of_many_variants_gives_their_count():
+    floor = 3000.0
+    rows = tuple(dataclasses.replace(_row(f"k{k}", 1000.0, floor), label=f"{k} FMAs") for k in range(1, 9))
+    size = SizeView(params={"n": 1 << 20}, elements=1 << 20, working_set_bytes=12 << 20, copy_floor_gbps=floor,
+                    rows=rows, ratios=(), headline=True)
+    alt = plots.alt_text(dataclasses.replace(view(), sizes=(size,)))
+    assert alt.startswith("GB/s of 8 versions, from 1 FMAs to 8 FMAs, on Fixture GPU")

@@ -52,7 +52,10 @@ def has_plot(view: DeviceView) -> bool:
 
 def alt_text(view: DeviceView) -> str:
     """What the plot shows, for the image's alt text."""
-    names = ", ".join(display_name(r) for r in view.headline.rows) if view.headline else ""
+    rows = view.headline.rows if view.headline else ()
+    # a list a screen reader can take in: every name up to six, else the count and the ends
+    names = (", ".join(display_name(r) for r in rows) if len(rows) <= 6 else
+             f"{len(rows)} versions, from {display_name(rows[0])} to {display_name(rows[-1])},")
     text = f"GB/s of {names} on {view.gpu} against the copy floor"
     if _sweep(view):
         text += ", and GB/s" + (" and speedup" if any(s.ratios for s in view.sizes) else "")
