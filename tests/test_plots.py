@@ -92,7 +92,7 @@ def test_every_panel_is_drawn_with_its_marks():
     texts = _texts(plots.device_svg(view(sizes=3, l2=50 << 20)))
     assert "GB/s at 16,777,216 elements" in texts and "Speedup across the size sweep" not in texts
     assert "GB/s across the size sweep" in texts and "L2 50 MiB" in texts
-    assert any(t.startswith("copy floor 3,200.0 GB/s") for t in texts)
+    assert any(t.startswith("copy floor 3,200 GB/s") for t in texts)  # fmt.rate, as the tables
     assert {"8 MiB", "32 MiB", "128 MiB"} <= set(texts)  # x ticks: powers of two of the working set
 
 
@@ -124,3 +124,83 @@ def test_log_axes_leave_out_points_they_cannot_show():
         svgplot.Series(xs=(1, 2, 3), ys=(0.0, 10.0, 100.0), color="#000", label="from zero", marker="o")])
     svg = svgplot.figure([panel])
     assert svg.count(b"<circle") == 2 + 1  # two points and the legend's marker
+
+
+# -- labelled marks (issue 20) ---------------------------------------------------------------------
+
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+def _marks(svg: bytes):
+    """Every bar, point and line of the data (the legend's swatches are outside the clipped groups)."""
+    root = ET.fromstring(svg)
+    for group in root.iter(SVG_NS + "g"):
+        if group.get("clip-path"):
+            yield from (e for e in group if e.tag in (SVG_NS + "rect", SVG_NS + "circle", SVG_NS + "path"))
+
+
+def test_every_mark_has_a_hover_title_in_the_site_number_style():
+    device = view(sizes=3, l2=50 << 20)
+    marks = list(_marks(plots.device_svg(device)))
+    assert marks and all(m.find(SVG_NS + "title") is not None for m in marks)
+    titles = [m.find(SVG_NS + "title").text for m in marks]
+    # the bar of the headline size: the name, time and rate as fmt writes them everywhere
+    assert "staged: 1.000 ms, 2,880 GB/s (90% of the copy floor)" in titles
+    assert any(t.startswith("fused at 48 MiB working set: 1.000 ms, 2,945 GB/s") for t in titles)
+
+
+def test_plots_name_variants_by_their_display_name():
+    rows = tuple(dataclasses.replace(_row(n, g, 3000.0), label=f"{n} label") for n, g in (("a", 2000), ("b", 2500)))
+    size = SizeView(params={"n": 1 << 20}, elements=1 << 20, working_set_bytes=12 << 20, copy_floor_gbps=3000.0,
+                    rows=rows, ratios=(), headline=True)
+    device = dataclasses.replace(view(), sizes=(size,))
+    texts = _texts(plots.device_svg(device))
+    assert "a label" in texts and "a" not in texts
+    assert plots.alt_text(device).startswith("GB/s of a label, b label")
+
+    class Short:  # a spec's short label, where the author gives one, wins over the label
+        short, label = "A", "a label"
+    assert plots.display_name(Short()) == "A"
+
+
+def test_roofline_points_are_numbered_and_named_in_the_legend():
+    from glossary.figures.views import roofline
+
+    rows = tuple(dataclasses.replace(_row(f"k{k}", 1000.0 + k, 3000.0), label=f"{k} FMAs", flops_per_elem=2.0 * k,
+                                     gflops=float(min(3000 * 2 * k / 12, 20000)), ms=0.5 + k / 100)
+                 for k in (1, 2, 4, 8, 16, 32, 64, 128))
+    size = SizeView(params={"n": 1 << 20}, elements=1 << 20, working_set_bytes=12 << 20, copy_floor_gbps=3000.0,
+                    rows=rows, ratios=(), headline=True, roofline=roofline(rows, 3000.0))
+    svg = plots.device_svg(dataclasses.replace(view(), sizes=(size,)))
+    texts = _texts(svg)
+    assert all(f"{i + 1}: {r.label}" in texts and str(i + 1) in texts for i, r in enumerate(rows))
+    points = [m for m in _marks(svg) if m.tag == SVG_NS + "circle"]
+    assert len(points) == len(rows)
+    assert points[0].find(SVG_NS + "title").text == (
+        "1 FMAs: 510.0 µs, 500.0 GFLOP/s at 0.167 FLOP/B (100% of the roof)")
+
+
+def test_text_is_never_below_the_font_size_and_figures_stack():
+    root = ET.fromstring(plots.device_svg(view(sizes=3, l2=50 << 20)))
+    sizes = {float(t.get("font-size")) for t in root.iter(SVG_NS + "text")}
+    assert min(sizes) >= svgplot.FONT
+    assert float(root.get("width")) == svgplot.PANEL_WIDTH  # one column: a phone scales it down least
+
+
+def test_a_legend_label_wider_than_the_panel_wraps_between_words():
+    long = "threads down a column, neighbouring warps on neighbouring columns / threads along a row"
+    items = [("short", "#000", "-", "o", 1.6), (long, "#111", "-", "o", 1.6), ("after", "#222", "-", None, 1.6)]
+    rows = svgplot._legend_rows(0.0, svgplot.PANEL_WIDTH, items)
+    lines = [item[0] for row in rows for _, item in row]
+    assert lines[0] == "short" and lines[-1] == "after" and " ".join(lines[1:-1]) == long
+    assert all(svgplot.text_width(t) <= svgplot.PANEL_WIDTH - 16 for t in lines)
+    assert [len(row) for row in rows][1:-1] == [1] * (len(lines) - 2)  # one line per row
+
+
+def test_alt_text_of_many_variants_gives_their_count():
+    floor = 3000.0
+    rows = tuple(dataclasses.replace(_row(f"k{k}", 1000.0, floor), label=f"{k} FMAs") for k in range(1, 9))
+    size = SizeView(params={"n": 1 << 20}, elements=1 << 20, working_set_bytes=12 << 20, copy_floor_gbps=floor,
+                    rows=rows, ratios=(), headline=True)
+    alt = plots.alt_text(dataclasses.replace(view(), sizes=(size,)))
+    assert alt.startswith("GB/s of 8 versions, from 1 FMAs to 8 FMAs, on Fixture GPU")

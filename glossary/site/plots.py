@@ -1,7 +1,9 @@
 """Plots: one device's results as an SVG, drawn at build time with ``glossary.site.svgplot``.
 
 Pure: a ``DeviceView`` goes in, SVG bytes come out, the same bytes every time.
-This module decides what each panel shows; ``svgplot`` only draws.
+This module decides what each panel shows; ``svgplot`` only draws.  A variant is named as the
+page's tables name it (its short label where the spec gives one, else its label), and every
+number in a label or hover title is written by ``glossary.figures.fmt``, as everywhere else.
 """
 
 from __future__ import annotations
@@ -15,12 +17,32 @@ from pathlib import Path
 
 from glossary.figures import fmt
 from glossary.site import svgplot
-from glossary.figures.views import DeviceView, SizeView
+from glossary.figures.views import DeviceView, SizeView, VariantRow
 from measure import units
 
 FLOOR_COLOR = "#5f6368"
 L2_COLOR = "#b0006d"
-PALETTE = ("#1f6fb4", "#e07b00", "#2a9d3f", "#c62828", "#7b52ab", "#8c564b")
+PALETTE = ("#1f6fb4", "#e07b00", "#2a9d3f", "#c62828", "#7b52ab", "#8c564b", "#00838f", "#827717")
+
+
+def display_name(row: VariantRow) -> str:
+    """The variant's name on the page: the spec's short label where it has one, else its label."""
+    return getattr(row, "short", None) or row.label
+
+
+def _figures(row: VariantRow, floor: float | None) -> str:
+    """A variant's time and rate as the tables write them: '183.1 µs, 4,401 GB/s (103% of the copy floor)'."""
+    text = f"{fmt.duration(row.ms)}, {fmt.rate(row.gbps)}"
+    if floor:
+        text += f" ({fmt.percent(row.gbps / floor)} of the copy floor)"
+    return text
+
+
+def _at(view: DeviceView, size: SizeView) -> str:
+    """Where on the sweep a size is: its working set, or its element count."""
+    if _x_is_bytes(view):
+        return f"{fmt.fmt_bytes(size.working_set_bytes)} working set"
+    return f"{fmt.fmt_int(size.elements)} elements"
 
 
 def has_plot(view: DeviceView) -> bool:
@@ -30,7 +52,10 @@ def has_plot(view: DeviceView) -> bool:
 
 def alt_text(view: DeviceView) -> str:
     """What the plot shows, for the image's alt text."""
-    names = ", ".join(r.name for r in view.headline.rows) if view.headline else ""
+    rows = view.headline.rows if view.headline else ()
+    # a list a screen reader can take in: every name up to six, else the count and the ends
+    names = (", ".join(display_name(r) for r in rows) if len(rows) <= 6 else
+             f"{len(rows)} versions, from {display_name(rows[0])} to {display_name(rows[-1])},")
     text = f"GB/s of {names} on {view.gpu} against the copy floor"
     if _sweep(view):
         text += ", and GB/s" + (" and speedup" if any(s.ratios for s in view.sizes) else "")
@@ -48,9 +73,7 @@ def device_svg(view: DeviceView) -> bytes:
     """The plot of one device: GB/s per variant against the copy floor, plus the size sweep."""
     if not has_plot(view):
         raise ValueError(f"{view.gpu}: no successful measurement to plot")
-    # the bars get 18 px each at least, so value labels stay inside their bars
-    height = max(svgplot.PLOT_HEIGHT, 18.0 * len(view.headline.rows) + 40)
-    panels = [_bars(view.headline, height)]
+    panels = [_bars(view.headline)]
     if _sweep(view):
         panels.append(_sweep_panel(view))
         if any(s.ratios for s in view.sizes):
@@ -60,7 +83,7 @@ def device_svg(view: DeviceView) -> bytes:
         panels.append(_roofline(view))
     if view.host_timed:
         panels.append(_launches(view))
-    return svgplot.figure(panels, plot_height=height)
+    return svgplot.figure(panels)
 
 
 def cache_key(view: DeviceView) -> str:
@@ -120,44 +143,63 @@ def _x_is_bytes(view: DeviceView) -> bool:
     return all(s.working_set_bytes for s in view.sizes)
 
 
-def _bars(size: SizeView, height: float) -> svgplot.Panel:
-    """GB/s per variant as horizontal bars, the copy floor as a dashed line with its value."""
+def _bars(size: SizeView) -> svgplot.Panel:
+    """GB/s per variant as horizontal bars, the copy floor as a dashed line with its value.
+
+    Names that would take more than a third of the panel go above their bars instead of
+    beside them, so the bars keep the panel's width."""
     rows = list(size.rows)
     n = len(rows)
     ys = list(range(n))[::-1]
     top = max([r.gbps for r in rows] + [size.copy_floor_gbps or 0.0])
-    names = tuple((y, r.name) for y, r in zip(ys, rows))
+    names = [display_name(r) for r in rows]
+    above = max(svgplot.text_width(t) for t in names) > svgplot.PANEL_WIDTH / 3
+    row_px = 2 * svgplot.FONT + 12 if above else svgplot.FONT + 9  # a bar (and its name) per row
+    height = max(svgplot.PLOT_HEIGHT if not above else 0.0, row_px * n + svgplot.FONT + 14)
     # room above the top bar for the floor's label: a fraction f of the plot's height
-    f = (svgplot.FONT + 8) / height
-    edge = n - 1 + 0.3
-    panel = svgplot.Panel(width=300 + max(svgplot.text_width(r.name) for r in rows),
+    f = (svgplot.FONT + 10) / height
+    edge = n - 1 + (0.75 if above else 0.3)
+    panel = svgplot.Panel(width=svgplot.PANEL_WIDTH, height=height,
                           title=f"GB/s at {fmt.fmt_int(size.elements)} elements", xlabel="GB/s",
-                          xlim=(0.0, top * 1.22), ylim=(-0.6, (edge + 0.6 * f) / (1 - f)), yticks=names)
-    for i, (y, r) in enumerate(zip(ys, rows)):
-        panel.bars.append(svgplot.Bar(y=y, value=r.gbps, color=PALETTE[i % len(PALETTE)]))
+                          xlim=(0.0, top * 1.22), ylim=(-0.6, (edge + 0.6 * f) / (1 - f)),
+                          yticks=() if above else tuple(zip(ys, names)))
+    for i, (y, r, name) in enumerate(zip(ys, rows, names)):
+        panel.bars.append(svgplot.Bar(y=y, value=r.gbps, color=PALETTE[i % len(PALETTE)],
+                                      height=0.42 if above else 0.62,
+                                      title=f"{name}: {_figures(r, size.copy_floor_gbps)}"))
+        if above:
+            panel.labels.append(svgplot.Label(x=0.0, y=y + 0.21, text=name, dx=1, dy=-4))
         # inside the bar's end where it fits, so the value never crosses the floor line
         inside = r.gbps > 0.3 * top
         panel.labels.append(svgplot.Label(
-            x=r.gbps, y=y, text=fmt.fmt_fixed(r.gbps, 1), anchor="end" if inside else "start",
+            x=r.gbps, y=y, text=fmt.significant(r.gbps), anchor="end" if inside else "start",
             color="white" if inside else svgplot.INK, dx=-4 if inside else 4, dy=svgplot.FONT * 0.35))
     if size.copy_floor_gbps:
-        panel.refs.append(svgplot.RefLine(size.copy_floor_gbps, at_x=True, color=FLOOR_COLOR, dash="--"))
+        floor = fmt.rate(size.copy_floor_gbps)
+        panel.refs.append(svgplot.RefLine(size.copy_floor_gbps, at_x=True, color=FLOOR_COLOR, dash="--",
+                                          title=f"copy floor: {floor}"))
         panel.labels.append(svgplot.Label(
-            x=size.copy_floor_gbps, y=edge, text=f"copy floor {fmt.fmt_fixed(size.copy_floor_gbps, 1)} GB/s",
-            anchor="end", color=FLOOR_COLOR, dx=-4, dy=-5))
+            x=size.copy_floor_gbps, y=edge, text=f"copy floor {floor}", anchor="end", color=FLOOR_COLOR,
+            dx=-4, dy=-5))
     return panel
 
 
 def _sweep_panel(view: DeviceView) -> svgplot.Panel:
     sizes = [s for s in view.sizes if s.rows]
     xs = _xs(view, sizes)
-    panel = _size_panel(view, xs, "GB/s across the size sweep", width=360, ylabel="GB/s")
-    for i, name in enumerate(r.name for r in sizes[0].rows):
-        points = [(x, r.gbps) for x, s in zip(xs, sizes) for r in s.rows if r.name == name]
-        panel.series.append(_line(points, PALETTE[i % len(PALETTE)], name, marker="o"))
-    floor = [(x, s.copy_floor_gbps) for x, s in zip(xs, sizes) if s.copy_floor_gbps]
+    panel = _size_panel(view, xs, "GB/s across the size sweep", ylabel="GB/s")
+    for i, first in enumerate(sizes[0].rows):
+        name = display_name(first)
+        found = [(x, s, r) for x, s in zip(xs, sizes) for r in s.rows if r.name == first.name]
+        panel.series.append(_line([(x, r.gbps) for x, _, r in found], PALETTE[i % len(PALETTE)], name, marker="o",
+                                  titles=[f"{name} at {_at(view, s)}: {_figures(r, s.copy_floor_gbps)}"
+                                          for x, s, r in found]))
+    floor = [(x, s) for x, s in zip(xs, sizes) if s.copy_floor_gbps]
     if floor:
-        panel.series.append(_line(floor, FLOOR_COLOR, "copy floor", marker="s", dash="--", marker_size=3))
+        panel.series.append(_line([(x, s.copy_floor_gbps) for x, s in floor], FLOOR_COLOR, "copy floor",
+                                  marker="s", dash="--", marker_size=3,
+                                  titles=[f"copy floor at {_at(view, s)}: {fmt.rate(s.copy_floor_gbps)}"
+                                          for _, s in floor]))
     return panel
 
 
@@ -165,39 +207,54 @@ def _ratios(view: DeviceView) -> svgplot.Panel:
     """Each time ratio across the sweep, its byte ratio as a dashed line, the L2 marked."""
     sizes = [s for s in view.sizes if s.ratios]
     xs = _xs(view, sizes)
-    panel = _size_panel(view, xs, "Speedup across the size sweep", width=340,
-                        ylabel="time ratio (dashed: byte ratio)")
-    for i, label in enumerate(f"{q.num} / {q.den}" for q in sizes[0].ratios):
+    names = {r.name: display_name(r) for s in sizes for r in s.rows}
+    panel = _size_panel(view, xs, "Speedup across the size sweep", ylabel="time ratio (dashed: byte ratio)")
+    for i, first in enumerate(sizes[0].ratios):
         color = PALETTE[i % len(PALETTE)]
-        points = [(x, q.time_ratio, q.byte_ratio) for x, s in zip(xs, sizes) for q in s.ratios
-                  if f"{q.num} / {q.den}" == label]
-        panel.series.append(_line([p[:2] for p in points], color, label, marker="o"))
-        panel.refs.append(svgplot.RefLine(points[0][2], at_x=False, color=color, dash="--", width=0.9,
-                                          opacity=0.7))
+        label = f"{names.get(first.num, first.num)} / {names.get(first.den, first.den)}"
+        found = [(x, s, q) for x, s in zip(xs, sizes) for q in s.ratios if (q.num, q.den) == (first.num, first.den)]
+        panel.series.append(_line([(x, q.time_ratio) for x, _, q in found], color, label, marker="o",
+                                  titles=[f"{label} at {_at(view, s)}: time {fmt.ratio(q.time_ratio)}, "
+                                          f"bytes {fmt.ratio(q.byte_ratio)}" for x, s, q in found]))
+        panel.refs.append(svgplot.RefLine(first.byte_ratio, at_x=False, color=color, dash="--", width=0.9,
+                                          opacity=0.7, title=f"{label}: byte ratio {fmt.ratio(first.byte_ratio)}"))
     return panel
 
 
 def _roofline(view: DeviceView) -> svgplot.Panel:
-    """Log-log: the roof min(bandwidth x intensity, compute ceiling), each variant's point, the ridge."""
+    """Log-log: the roof min(bandwidth x intensity, compute ceiling), each variant's point, the ridge.
+
+    Points are numbered, and the legend under the panel names each number: sixteen variants
+    cannot each have a colour of their own."""
     size = view.headline
     roof = size.roofline
     rows = [r for r in size.rows if r.intensity is not None and r.gflops is not None]
     xs = [r.intensity for r in rows]
     lo, hi = min(xs + [roof.ridge]) / 2, max(xs + [roof.ridge]) * 2
-    panel = svgplot.Panel(width=360, title=f"Measured roofline at {fmt.fmt_int(size.elements)} elements",
+    panel = svgplot.Panel(width=svgplot.PANEL_WIDTH, title=f"Measured roofline at {fmt.fmt_int(size.elements)} elements",
                           xlabel="arithmetic intensity (FLOP/byte)", ylabel="GFLOP/s",
                           xscale=svgplot.Scale(log=True, base=2), yscale=svgplot.Scale(log=True), grid="xy",
-                          legend=("lower right", "upper left", "upper right", "lower left"))
+                          legend=())  # always under the axes: a legend of every variant covers the points
     # two straight pieces in log-log: the bandwidth slope up to the ridge, then flat
-    panel.series.append(_line([(x, roof.roof(x)) for x in (lo, roof.ridge, hi)], FLOOR_COLOR, "measured roof"))
+    panel.series.append(_line([(x, roof.roof(x)) for x in (lo, roof.ridge, hi)], FLOOR_COLOR, "measured roof",
+                              title=f"measured roof: {fmt.rate(roof.bandwidth_gbps)} up to "
+                                    f"{fmt.rate(roof.compute_gflops, 'GFLOP/s')}"))
     # Points only: variants at the same intensity (scalar and 16-byte, one chain and several)
     # would make a line through them in spec order zigzag.
+    numbered = len(rows) > 1
     for i, r in enumerate(rows):
-        panel.series.append(_line([(r.intensity, r.gflops)], PALETTE[i % len(PALETTE)], None, marker="o",
-                                  dash="none", marker_size=5))
-    panel.series.append(_line([], PALETTE[0], "variants", marker="o", dash="none"))
+        name = display_name(r)
+        key = f"{i + 1}: {name}" if numbered else name
+        title = (f"{name}: {fmt.duration(r.ms)}, {fmt.rate(r.gflops, 'GFLOP/s')} at "
+                 f"{fmt.significant(r.intensity, 3)} FLOP/B ({fmt.percent(roof.fraction(r))} of the roof)")
+        panel.series.append(_line([(r.intensity, r.gflops)], PALETTE[i % len(PALETTE)], key, marker="o",
+                                  dash="none", marker_size=5, titles=[title]))
+        if numbered:
+            panel.labels.append(svgplot.Label(x=r.intensity, y=r.gflops, text=str(i + 1), dx=5, dy=-4, bold=True, avoid=True,
+                                              color=PALETTE[i % len(PALETTE)]))
+    ridge = f"{fmt.significant(roof.ridge, 3)} FLOP/B"
     panel.refs.append(svgplot.RefLine(roof.ridge, at_x=True, color=L2_COLOR, dash=":", width=1.4,
-                                      label=f"ridge {fmt.fmt_fixed(roof.ridge, 1)} FLOP/B"))
+                                      label=f"ridge {ridge}"))
     return panel
 
 
@@ -205,22 +262,26 @@ def _launches(view: DeviceView) -> svgplot.Panel:
     """Host and GPU microseconds per launch across the sweep, per variant with several launches."""
     sizes = [s for s in view.sizes if s.rows]
     xs = _xs(view, sizes)
-    panel = _size_panel(view, xs, "Time per launch across the sweep", width=360, ylabel="µs per launch",
+    panel = _size_panel(view, xs, "Time per launch across the sweep", ylabel="µs per launch",
                         yscale=svgplot.Scale(log=True), legend=("upper left", "lower right", "upper right"))
-    names = [r.name for r in sizes[0].rows if r.host_ms is not None and (r.launches or 1) > 1]
-    for i, name in enumerate(names):
-        color = PALETTE[i % len(PALETTE)]
-        points = [(x, r.host_us_per_launch, r.gpu_us_per_launch) for x, s in zip(xs, sizes) for r in s.rows
-                  if r.name == name and r.host_us_per_launch is not None]
-        panel.series.append(_line([(p[0], p[1]) for p in points], color, f"{name}: host", marker="o"))
-        panel.series.append(_line([(p[0], p[2]) for p in points], color, f"{name}: GPU", marker="s", dash="--"))
+    firsts = [r for r in sizes[0].rows if r.host_ms is not None and (r.launches or 1) > 1]
+    for i, first in enumerate(firsts):
+        color, name = PALETTE[i % len(PALETTE)], display_name(first)
+        found = [(x, s, r) for x, s in zip(xs, sizes) for r in s.rows
+                 if r.name == first.name and r.host_us_per_launch is not None]
+        for clock, marker, dash, us in (("host", "o", "-", lambda r: r.host_us_per_launch),
+                                        ("GPU", "s", "--", lambda r: r.gpu_us_per_launch)):
+            panel.series.append(_line(
+                [(x, us(r)) for x, _, r in found], color, f"{name}: {clock}", marker=marker, dash=dash,
+                titles=[f"{name}, {clock} time at {_at(view, s)}: {fmt.duration(us(r) / 1000)} per launch"
+                        for x, s, r in found]))
     return panel
 
 
 def _line(points, color: str, label: str | None, marker: str | None = None, dash: str = "-",
-          marker_size: float = 4.0) -> svgplot.Series:
+          marker_size: float = 4.0, titles=(), title: str | None = None) -> svgplot.Series:
     return svgplot.Series(xs=tuple(p[0] for p in points), ys=tuple(p[1] for p in points), color=color, label=label,
-                          dash=dash, marker=marker, marker_size=marker_size)
+                          dash=dash, marker=marker, marker_size=marker_size, titles=tuple(titles), title=title)
 
 
 def _xs(view: DeviceView, sizes: list[SizeView]) -> list[float]:
@@ -228,7 +289,7 @@ def _xs(view: DeviceView, sizes: list[SizeView]) -> list[float]:
     return [float(s.working_set_bytes if by_bytes else s.elements) for s in sizes]
 
 
-def _size_panel(view: DeviceView, xs: list[float], title: str, width: float, ylabel: str,
+def _size_panel(view: DeviceView, xs: list[float], title: str, ylabel: str,
                 yscale: svgplot.Scale = svgplot.Scale(),
                 legend: tuple[str, ...] = ("lower right", "upper right", "lower left", "upper left")) -> svgplot.Panel:
     """A panel over a log2 size axis (working set or elements), with the L2 size marked where known."""
@@ -236,7 +297,7 @@ def _size_panel(view: DeviceView, xs: list[float], title: str, width: float, yla
     marked = by_bytes and view.l2_bytes
     spanned = xs + [float(view.l2_bytes)] if marked else xs
     ticks = tuple((t, fmt.fmt_bytes(t) if by_bytes else _count(t)) for t in _ticks(spanned))
-    panel = svgplot.Panel(width=width, title=title, xlabel="working set" if by_bytes else "elements", ylabel=ylabel,
+    panel = svgplot.Panel(width=svgplot.PANEL_WIDTH, title=title, xlabel="working set" if by_bytes else "elements", ylabel=ylabel,
                           xscale=svgplot.Scale(log=True, base=2), yscale=yscale, xticks=ticks, grid="y",
                           ylim=(None, None) if yscale.log else (0.0, None), legend=legend)
     if marked:

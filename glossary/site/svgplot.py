@@ -3,6 +3,8 @@
 Dependency-free and deterministic: the same panels give the same bytes (coordinates are
 rounded to two decimals, nothing depends on the clock or on a font installed here).
 Text is measured by an estimate, not a font file, so labels get room by rule of thumb.
+Every mark (bar, point, line, reference line) carries a ``<title>``: its hover text where
+the SVG is shown as a document (opened, inlined or in an ``<object>``).
 The background stays transparent; the site's CSS inverts the image in dark mode.
 """
 
@@ -15,9 +17,12 @@ from xml.sax.saxutils import escape, quoteattr
 
 INK = "#222222"
 GRID = "#b8b8b8"
-FONT = 11.0  # ticks, legends, value labels
-TITLE_FONT = 12.0
-PLOT_HEIGHT = 190.0  # every panel's plot area, so panels side by side line up
+# Panels stack one above the other, PANEL_WIDTH wide: where a phone's text column (about 388 px
+# at a 420 px viewport) scales the figure down, 12 px text still shows at 10.5 px or more.
+FONT = 12.0  # ticks, legends, value labels
+TITLE_FONT = 13.0
+PANEL_WIDTH = 440.0
+PLOT_HEIGHT = 190.0  # a panel's plot area, unless the panel sets its own height
 TOP = 26.0  # title row
 BOTTOM = 40.0  # tick labels and the axis label
 DASHES = {"--": "5 3", ":": "1.5 2.5", "-": None}
@@ -90,6 +95,8 @@ class Series:
     marker: str | None = None  # "o" or "s"
     marker_size: float = 4.0
     width: float = 1.6
+    titles: tuple[str, ...] = ()  # hover text of each point, in order
+    title: str | None = None  # hover text of the line (default: the label)
 
 
 @dataclass(frozen=True)
@@ -103,6 +110,7 @@ class RefLine:
     width: float = 1.2
     opacity: float = 1.0
     label: str | None = None
+    title: str | None = None  # hover text (default: the label)
 
 
 @dataclass(frozen=True)
@@ -113,6 +121,7 @@ class Bar:
     value: float
     color: str
     height: float = 0.6
+    title: str | None = None  # hover text
 
 
 @dataclass(frozen=True)
@@ -126,6 +135,8 @@ class Label:
     color: str = INK
     dx: float = 0.0
     dy: float = 0.0
+    bold: bool = False
+    avoid: bool = False  # a point's tag: moved to the first corner around it clear of earlier tags
 
 
 @dataclass
@@ -134,6 +145,7 @@ class Panel:
 
     width: float
     title: str
+    height: float | None = None  # the plot area's height; None: the figure's
     xlabel: str = ""
     ylabel: str = ""
     xscale: Scale = Scale()
@@ -246,11 +258,22 @@ def _stroke(color: str, width: float, dash: str, opacity: float = 1.0) -> str:
     return attrs
 
 
-def _marker(x: float, y: float, kind: str, size: float, color: str) -> str:
+def _title(text: str | None) -> str:
+    return f"<title>{escape(_NOT_XML.sub('', text))}</title>" if text else ""
+
+
+def _close(element: str, title: str | None) -> str:
+    """``element`` (written as ``<tag ...``) closed, with a ``<title>`` child where there is hover text."""
+    tag = element[1:element.index(" ")]
+    return f"{element}>{_title(title)}</{tag}>" if title else element + "/>"
+
+
+def _marker(x: float, y: float, kind: str, size: float, color: str, title: str | None = None) -> str:
     if kind == "s":
         h = size * 0.8
-        return f'<rect x="{_n(x - h)}" y="{_n(y - h)}" width="{_n(2 * h)}" height="{_n(2 * h)}" fill="{color}"/>'
-    return f'<circle cx="{_n(x)}" cy="{_n(y)}" r="{_n(size * 0.75)}" fill="{color}"/>'
+        return _close(f'<rect x="{_n(x - h)}" y="{_n(y - h)}" width="{_n(2 * h)}" height="{_n(2 * h)}" '
+                      f'fill="{color}"', title)
+    return _close(f'<circle cx="{_n(x)}" cy="{_n(y)}" r="{_n(size * 0.75)}" fill="{color}"', title)
 
 
 def _legend_items(panel: Panel) -> list[tuple[str, str, str, str | None, float]]:
@@ -306,23 +329,48 @@ def _place_legend(frame: _Frame, items) -> tuple[float, float] | None:
 
 
 def _legend_rows(panel_left: float, panel_width: float, items) -> list[list[tuple[float, tuple]]]:
-    """Legend items laid out in rows under the axes, wrapped at the panel's width."""
+    """Legend items laid out in rows under the axes, wrapped at the panel's width; a label
+    wider than the panel goes on rows of its own, broken between words."""
     rows: list[list[tuple[float, tuple]]] = [[]]
     x = panel_left + 8
+    room = panel_width - 16 - SWATCH - 6
     for item in items:
         w = SWATCH + 6 + text_width(item[0]) + 14
+        if text_width(item[0]) > room:
+            first, *rest = wrap(item[0], room)
+            if rows[-1]:
+                rows.append([])
+            rows[-1].append((panel_left + 8, (first, *item[1:])))
+            rows += [[(panel_left + 8, (line, None, "none", None, 0.0))] for line in rest]
+            rows.append([])
+            x = panel_left + 8
+            continue
         if rows[-1] and x + w > panel_left + panel_width:
             rows.append([])
             x = panel_left + 8
         rows[-1].append((x, item))
         x += w
-    return rows
+    return [row for row in rows if row]
+
+
+def wrap(text: str, width: float) -> list[str]:
+    """``text`` broken between words into lines of at most ``width`` (a word wider stays whole)."""
+    lines = [""]
+    for word in text.split(" "):
+        trial = f"{lines[-1]} {word}".strip()
+        if lines[-1] and text_width(trial) > width:
+            lines.append(word)
+        else:
+            lines[-1] = trial
+    return lines
 
 
 def _draw_legend_item(x: float, y: float, item) -> list[str]:
     """One legend row: a swatch of the line (and marker) with its label; ``y`` is the row's middle."""
     label, color, dash, marker, width = item
     out = []
+    if color is None:  # the rest of a label too wide for one row
+        return [_text(x + SWATCH + 6, y + FONT * 0.35, label)]
     if dash != "none":
         out.append(f'<path d="M{_n(x)} {_n(y)}H{_n(x + SWATCH)}" {_stroke(color, width, dash)}/>')
     if marker:
@@ -361,7 +409,8 @@ def _axes(frame: _Frame) -> list[str]:
         out.append(_text(left, mid, p.ylabel, anchor="middle",
                          extra=f' transform="rotate(-90 {_n(left)} {_n(mid)})"'))
     room = frame.x1 - (frame.x0 - p.left_margin()) + 6
-    size = min(TITLE_FONT, TITLE_FONT * room / max(1.0, text_width(p.title, TITLE_FONT)))
+    # shrunk to fit the panel, never below the text size
+    size = max(FONT, min(TITLE_FONT, TITLE_FONT * room / max(1.0, text_width(p.title, TITLE_FONT))))
     out.append(_text(frame.x0 - p.left_margin() + 2, frame.y0 - 10, p.title, size=size, extra=' font-weight="bold"'))
     return out
 
@@ -381,13 +430,20 @@ def _points(frame: _Frame, s: Series) -> list[tuple[float, float]]:
             if (x > 0 or not frame.panel.xscale.log) and (y > 0 or not frame.panel.yscale.log)]
 
 
+def _shown_titles(frame: _Frame, s: Series) -> list[str | None]:
+    """The hover text of each point ``_points`` keeps: its own, else the series' label."""
+    titles = list(s.titles) + [None] * (len(s.xs) - len(s.titles))
+    return [t or s.title or s.label for x, y, t in zip(s.xs, s.ys, titles)
+            if (x > 0 or not frame.panel.xscale.log) and (y > 0 or not frame.panel.yscale.log)]
+
+
 def _data(frame: _Frame) -> list[str]:
     p, out = frame.panel, []
     for b in p.bars:
         x0, x1 = frame.px(0.0), frame.px(b.value)
         top = frame.py(b.y + b.height / 2)
-        out.append(f'<rect x="{_n(x0)}" y="{_n(top)}" width="{_n(max(0.0, x1 - x0))}" '
-                   f'height="{_n(frame.py(b.y - b.height / 2) - top)}" fill="{b.color}"/>')
+        out.append(_close(f'<rect x="{_n(x0)}" y="{_n(top)}" width="{_n(max(0.0, x1 - x0))}" '
+                          f'height="{_n(frame.py(b.y - b.height / 2) - top)}" fill="{b.color}"', b.title))
     for r in p.refs:
         if r.at_x and frame.inside_x(r.value):
             d = f"M{_n(frame.px(r.value))} {_n(frame.y0)}V{_n(frame.y1)}"
@@ -395,24 +451,50 @@ def _data(frame: _Frame) -> list[str]:
             d = f"M{_n(frame.x0)} {_n(frame.py(r.value))}H{_n(frame.x1)}"
         else:
             continue
-        out.append(f'<path d="{d}" {_stroke(r.color, r.width, r.dash, r.opacity)}/>')
+        out.append(_close(f'<path d="{d}" {_stroke(r.color, r.width, r.dash, r.opacity)}', r.title or r.label))
     for s in p.series:
         pts = _points(frame, s)
         if s.dash != "none" and len(pts) > 1:
             d = "M" + "L".join(f"{_n(x)} {_n(y)}" for x, y in pts)
-            out.append(f'<path d="{d}" {_stroke(s.color, s.width, s.dash)} stroke-linejoin="round"/>')
+            out.append(_close(f'<path d="{d}" {_stroke(s.color, s.width, s.dash)} stroke-linejoin="round"',
+                              s.title or s.label))
         if s.marker:
-            out += [_marker(x, y, s.marker, s.marker_size, s.color) for x, y in pts]
+            titles = _shown_titles(frame, s)
+            out += [_marker(x, y, s.marker, s.marker_size, s.color, t) for (x, y), t in zip(pts, titles)]
+    placed: list[tuple[float, float, float, float]] = []
     for lab in p.labels:
-        out.append(_text(frame.px(lab.x) + lab.dx, frame.py(lab.y) + lab.dy, lab.text, anchor=lab.anchor,
-                         color=lab.color))
+        x, y, anchor = frame.px(lab.x) + lab.dx, frame.py(lab.y) + lab.dy, lab.anchor
+        if lab.avoid:
+            x, y, anchor = _clear_spot(frame.px(lab.x), frame.py(lab.y), lab, placed)
+        out.append(_text(x, y, lab.text, anchor=anchor, color=lab.color,
+                         extra=' font-weight="bold"' if lab.bold else ""))
     return out
 
 
-def figure(panels: list[Panel], plot_height: float = PLOT_HEIGHT, columns: int = 2, gap: float = 14.0) -> bytes:
-    """Panels side by side in one SVG, ``columns`` to a row, their plot areas ``plot_height`` high.
+def _clear_spot(px: float, py: float, lab: Label, placed: list) -> tuple[float, float, str]:
+    """Where a point's tag goes: right-above, right-below, left-above, left-below, the first clear
+    of the tags placed before it (else the first); the spot taken is added to ``placed``."""
+    w = text_width(lab.text) * (1.1 if lab.bold else 1.0)
+    spots = []
+    for dx, dy, anchor in ((lab.dx, lab.dy, "start"), (lab.dx, -lab.dy + FONT * 0.7, "start"),
+                           (-lab.dx, lab.dy, "end"), (-lab.dx, -lab.dy + FONT * 0.7, "end")):
+        left = px + dx - (w if anchor == "end" else 0.0)
+        spots.append((px + dx, py + dy, anchor, (left, py + dy - FONT * 0.8, left + w, py + dy + 1)))
+    for spot in spots:
+        a = spot[3]
+        if not any(a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3] for b in placed):
+            break
+    else:
+        spot = spots[0]
+    placed.append(spot[3])
+    return spot[:3]
 
-    Rows of two keep the text legible where the page scales the image to its text column.
+
+def figure(panels: list[Panel], plot_height: float = PLOT_HEIGHT, columns: int = 1, gap: float = 14.0) -> bytes:
+    """Panels in one SVG, ``columns`` to a row, their plot areas ``plot_height`` high unless they set
+    their own height.
+
+    One column keeps the text legible where the page scales the image to a phone's text column.
     Legends go inside the axes at the first preferred corner where they cover no data,
     else in rows under the axes."""
     parts: list[str] = []
@@ -420,13 +502,15 @@ def figure(panels: list[Panel], plot_height: float = PLOT_HEIGHT, columns: int =
     for first in range(0, len(panels), columns):
         row, bottom = [], BOTTOM
         left = 0.0
-        for i, panel in enumerate(panels[first:first + columns], start=first):
-            part, needed = _panel(panel, i, left, plot_height)
+        chunk = panels[first:first + columns]
+        height = max(p.height or plot_height for p in chunk)
+        for i, panel in enumerate(chunk, start=first):
+            part, needed = _panel(panel, i, left, height)
             row += part
             bottom = max(bottom, needed)
             left += panel.width + gap
         parts += [f'<g transform="translate(0 {_n(top)})">', *row, "</g>"]
-        width, top = max(width, left - gap), top + TOP + plot_height + bottom + 6
+        width, top = max(width, left - gap), top + TOP + height + bottom + 6
     head = ('<?xml version="1.0" encoding="utf-8"?>\n'
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(width)}" height="{_n(top)}" '
             f'viewBox="0 0 {_n(width)} {_n(top)}" font-family="sans-serif">\n')
