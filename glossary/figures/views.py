@@ -210,6 +210,20 @@ class DeviceView:
         return row.gpu_us_per_launch < cost
 
     @property
+    def samples_text(self) -> str:
+        """How many samples each size took, in words: '26 samples at each size', '122 at 1,048,576
+        elements, 80 at 4,194,304 …', or the method's run count where no size recorded its own."""
+        counts = [(s.elements, s.samples) for s in self.sizes]
+        if not counts or any(n is None for _, n in counts):
+            runs = self.method.runs if self.method else 0
+            return f"{runs} run{'s' if runs != 1 else ''}"
+        if len({n for _, n in counts}) == 1:
+            n = counts[0][1]
+            return f"{n} sample{'s' if n != 1 else ''}" + (" at each size" if len(counts) > 1 else "")
+        return "the samples of each size (" + ", ".join(
+            f"{n} at {fmt.fmt_int(e)}" for e, n in counts) + " elements)"
+
+    @property
     def captured_on(self) -> str:
         return self.environment.captured_at[:10]
 

@@ -70,6 +70,7 @@ def entry_context(model: PageModel, catalog: dict[int, lessons.CatalogLesson],
                       for d in model.devices for s in d.sizes for r in s.rows)
     any_flops = any(r.gflops is not None for d in model.devices for s in d.sizes for r in s.rows)
     kinds = {c.kind for c in meta.measure.claims} if meta.measure else set()
+    floor_claims = [c.variant for c in meta.measure.claims if c.kind == "fraction_of_floor"] if meta.measure else []
     by_device = _claims_by_device(model)
     return {
         "page": {
@@ -81,7 +82,7 @@ def entry_context(model: PageModel, catalog: dict[int, lessons.CatalogLesson],
             "has_spec": meta.measure is not None,
             "devices": list(model.devices),
             "claims": by_device,
-            "verdict_lines": {d.key: verdict_line(d, by_device.get(d.key, []), kinds) for d in model.devices},
+            "verdict_lines": {d.key: verdict_line(d, by_device.get(d.key, []), floor_claims) for d in model.devices},
             "results": {d.key: f"{entry.slug}/results/{d.key}.json" for d in model.devices},
             "related": [{"slug": r.slug, "title": r.title, "summary": r.meta.summary.strip()}
                         for r in model.related],
@@ -121,17 +122,18 @@ def _claims_by_device(model: PageModel) -> dict[str, list[claims.ClaimSummary]]:
     return {key: claims.summarize(verdicts) for key, verdicts in by_device.items()}
 
 
-def verdict_line(view: DeviceView, summaries: list[claims.ClaimSummary], kinds: set[str]) -> str:
+def verdict_line(view: DeviceView, summaries: list[claims.ClaimSummary], floor_claims: list[str]) -> str:
     """The one line at the top of a device tab: how the claims came out, and the figure that sums
     the entry up at the headline size ('3 of 4 claims hold; fused vec4 runs at 103% of the copy
-    floor'), in the site's number style (pure)."""
+    floor': the first variant a copy-floor claim is about, else the roofline, else the first
+    ratio), in the site's number style (pure)."""
     parts = [claims.tally(summaries)] if summaries else []
     head = view.headline
     if head is not None and head.rows:
-        floor_rows = [r for r in head.rows if r.fraction_of_floor is not None]
-        if "fraction_of_floor" in kinds and floor_rows:
-            best = max(floor_rows, key=lambda r: r.fraction_of_floor)
-            parts.append(f"{best.short} runs at {fmt.percent(best.fraction_of_floor)} of the copy floor")
+        rows = {r.name: r for r in head.rows}
+        judged = [rows[v] for v in floor_claims if v in rows and rows[v].fraction_of_floor is not None]
+        if judged:
+            parts.append(f"{judged[0].short} runs at {fmt.percent(judged[0].fraction_of_floor)} of the copy floor")
         elif head.roofline is not None:
             roof = head.roofline
             parts.append(f"compute ceiling {fmt.rate(roof.compute_gflops, 'GFLOP/s')}, ridge at "

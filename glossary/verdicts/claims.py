@@ -214,7 +214,9 @@ class ClaimSummary:
         for v in self.skipped:
             reason = "working set under " + v.numbers.split(" is under ")[-1] if " is under " in v.numbers else v.numbers
             by_reason.setdefault(reason, []).append(fmt.fmt_int(v.elements))
-        return "; ".join(f"not evaluated at {_and(sizes)}: {reason}" for reason, sizes in by_reason.items())
+        # a claim about one size is not "not evaluated" at the others: it says what it is about
+        return "; ".join(reason if reason.startswith("the claim is about") else
+                         f"not evaluated at {_and(sizes)}: {reason}" for reason, sizes in by_reason.items())
 
     @property
     def first_failure(self) -> "ClaimVerdict | None":
@@ -250,18 +252,18 @@ def summarize(verdicts: list[ClaimVerdict]) -> list[ClaimSummary]:
 
 
 def tally(summaries: list[ClaimSummary]) -> str:
-    """The claims of one device in a few words: '3 of 4 claims hold, 1 fails as expected;
-    1 not evaluated' (pure)."""
-    judged = [c for c in summaries if c.status != "n/a"]
-    if not judged:
-        return f"no claim could be evaluated ({len(summaries)} made)" if summaries else ""
-    holds = sum(c.status == "holds" for c in judged)
-    expected = sum(c.status == "fails" and bool(c.expected_failure) for c in judged)
-    fails = len(judged) - holds - expected
-    text = f"{holds} of {len(judged)} claim{'s' if len(judged) != 1 else ''} hold{'s' if len(judged) == 1 else ''}"
+    """The claims of one device in a few words: '3 of 4 claims hold', '2 of 5 claims hold, 3 not
+    evaluated here', '3 of 5 claims hold, 1 fails, 1 fails as expected' (pure)."""
+    if not summaries:
+        return ""
+    total = len(summaries)
+    holds = sum(c.status == "holds" for c in summaries)
+    expected = sum(c.status == "fails" and bool(c.expected_failure) for c in summaries)
+    fails = sum(c.status == "fails" for c in summaries) - expected
+    unjudged = total - holds - fails - expected
+    text = f"{holds} of {total} claim{'s' if total != 1 else ''} hold{'s' if total == 1 else ''}"
     if fails:
         text += f", {fails} fail{'s' if fails == 1 else ''}"
     if expected:
         text += f", {expected} fail{'s' if expected == 1 else ''} as expected"
-    unjudged = len(summaries) - len(judged)
-    return text + (f"; {unjudged} not evaluated" if unjudged else "")
+    return text + (f", {unjudged} not evaluated here" if unjudged else "")
