@@ -219,6 +219,16 @@ class ClaimSummary:
                          f"not evaluated at {_and(sizes)}: {reason}" for reason, sizes in by_reason.items())
 
     @property
+    def skipped_reasons(self) -> str:
+        """Why a claim evaluated nowhere was not: the one reason, or each reason with its sizes."""
+        by_reason: dict[str, list[str]] = {}
+        for v in self.skipped:
+            by_reason.setdefault(v.numbers, []).append(fmt.fmt_int(v.elements))
+        if len(by_reason) == 1:
+            return next(iter(by_reason))
+        return "; ".join(f"at {_and(sizes)}: {reason}" for reason, sizes in by_reason.items())
+
+    @property
     def first_failure(self) -> "ClaimVerdict | None":
         """The smallest size where the claim fails: its numbers explain the verdict."""
         failed = [v for v in self.evaluated if v.failed]
