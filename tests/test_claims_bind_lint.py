@@ -41,8 +41,8 @@ def test_claims_hold_on_the_imported_t4_with_their_numbers():
                        Claim(kind="counter_bytes_match", variant="staged", tolerance=0.15))
     verdicts = claims.evaluate(spec, devices[0])
     assert [v.status for v in verdicts] == ["holds", "holds", "holds", "n/a"]
-    assert verdicts[0].numbers == "time ratio 3.08 against byte ratio 3.00 (+2.7%)"
-    assert verdicts[1].numbers == "counted 13.2 B/elem against 12 predicted (+10.0%)"
+    assert verdicts[0].numbers == "time ratio 3.08× against byte ratio 3.00× (+2.7%)"
+    assert verdicts[1].numbers == "counted 13.2 B/elem (caches flushed) against 12 predicted (+10.0%)"
     assert "105% of the 244.8 GB/s floor" in verdicts[2].numbers
     assert verdicts[3].numbers == "no DRAM counter data at this size"
 
@@ -117,7 +117,7 @@ def test_summaries_group_sizes_and_fail_if_any_size_fails():
                        Claim(kind="counter_bytes_match", variant="staged", tolerance=0.15))
     failing, unknown = claims.summarize(claims.evaluate(spec, devices[0]))
     assert failing.status == "fails" and len(failing.evaluated) == 1
-    assert unknown.status == "n/a" and unknown.skipped_note == "1 size(s) not evaluated: no DRAM counter data at this size"
+    assert unknown.status == "n/a" and unknown.skipped_note == "not evaluated at 16,777,216: no DRAM counter data at this size"
 
 
 def test_tidy_keeps_blank_lines_inside_code():

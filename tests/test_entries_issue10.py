@@ -194,9 +194,9 @@ def test_new_claim_kinds_with_literal_numbers(entries):
     ))
     by_claim = claims.summarize(claims.evaluate(spec, device))
     over, spread, cols = by_claim
-    assert over.status == "holds" and over.evaluated[0].numbers == "counted 60.0 B/elem for 8 useful (7.50×)"
-    assert spread.status == "holds" and "counted byte ratio 7.50 (+6.7%)" in spread.evaluated[0].numbers
-    assert cols.status == "fails" and "time ratio 4.00 against counted byte ratio 1.05" in cols.evaluated[0].numbers
+    assert over.status == "holds" and over.evaluated[0].numbers == "counted 60.0 B/elem (caches flushed) for 8 useful (7.50×)"
+    assert spread.status == "holds" and "counted byte ratio 7.50× (+6.7%)" in spread.evaluated[0].numbers
+    assert cols.status == "fails" and "time ratio 4.00× against counted byte ratio 1.05×" in cols.evaluated[0].numbers
     # 4096² (128 MiB) is under 4 L2s; 16384² has no counters: neither is judged.
     assert "working set under" in over.skipped_note and "no DRAM counter data" in over.skipped_note
 
@@ -208,12 +208,12 @@ def test_fraction_of_roof_and_launch_bound_claims(entries):
                        floor=4000.0)
     (device,) = findings.collect(roof_entry, {"nvidia-h200": parse(result)}).devices
     verdicts = {v.claim.variant: v for v in claims.evaluate(roof_entry.meta.measure, device)}
-    assert verdicts["k1_vec4"].status == "holds" and "100% of the roof's 1000.0" in verdicts["k1_vec4"].numbers
-    assert verdicts["k1024_ilp8"].status == "fails" and "80% of the roof's 60000.0" in verdicts["k1024_ilp8"].numbers
+    assert verdicts["k1_vec4"].status == "holds" and "100% of the roof's 1,000 GFLOP/s" in verdicts["k1_vec4"].numbers
+    assert verdicts["k1024_ilp8"].status == "fails" and "80% of the roof's 60,000 GFLOP/s" in verdicts["k1024_ilp8"].numbers
     # k1024's claim is an upper bound (at_most 0.75): 75% of the roof is at the bound, so it holds.
-    assert verdicts["k1024"].status == "holds" and "75% of the roof's 60000.0 (compute-bound; ridge 15 FLOP/B)" \
+    assert verdicts["k1024"].status == "holds" and "75% of the roof's 60,000 GFLOP/s (compute-bound; ridge 15.0 FLOP/B)" \
         in verdicts["k1024"].numbers
-    assert verdicts["k1024"].statement == "k1024 stays at or below 75% of the measured roofline at its intensity"
+    assert verdicts["k1024"].statement == "1024 FMAs stays at or below 75% of the measured roofline at its intensity"
     result = synthetic(roof_entry, [roof_times(roof_entry, slow={"k1024": 46000.0})], floor=4000.0)
     (device,) = findings.collect(roof_entry, {"nvidia-h200": parse(result)}).devices
     verdicts = {v.claim.variant: v for v in claims.evaluate(roof_entry.meta.measure, device)}
@@ -227,8 +227,8 @@ def test_fraction_of_roof_and_launch_bound_claims(entries):
     (device,) = findings.collect(launch, {"nvidia-h200": parse(result)}).devices
     (summary,) = claims.summarize(claims.evaluate(launch.meta.measure, device))
     assert summary.status == "holds" and summary.evaluated[0].numbers == \
-        "host 0.360 ms against GPU 0.100 ms (3.60×)"
-    assert summary.skipped_note == f"{len(sizes) - 1} size(s) not evaluated: the claim is about chunk=1024 only"
+        "host 360.0 µs against GPU 100.0 µs (3.60×)"
+    assert summary.skipped_note == "the claim is about chunk=1024 only"
 
 
 def test_figures_for_the_new_shapes(entries):
@@ -242,9 +242,9 @@ def test_figures_for_the_new_shapes(entries):
         '{{ fig.host_per_launch_us("many") }} {{ fig.per_launch_us("many") }} {{ fig.host_ms("many") }} '
         '{{ fig.crossover("many") }} {{ fig.launch_cost_us("many") }}', devices, {}, launch.meta.measure.variants)
     assert problems == []
-    # 64 launches: 0.3584 ms host is 5.60 µs each; GPU 0.1 ms is 1.56 µs; GPU time passes host at
-    # 0.4 ms, the third size (chunk 16384).
-    assert ">5.60 µs<" in text and ">1.56 µs<" in text and ">0.358 ms<" in text
+    # 64 launches: 0.3584 ms host is 5.600 µs each; GPU 0.1 ms is 1.562 µs (1.5625 rounds to even); GPU time passes host at
+    # 0.4 ms, the third size (chunk 16384).  Four significant figures, in the unit that fits.
+    assert ">5.600 µs<" in text and ">1.562 µs<" in text and ">358.4 µs<" in text
     assert ">16,384 elements per launch<" in text
 
     roof = entries["roofline"]
@@ -274,11 +274,12 @@ def test_coalescing_page_shows_useful_moved_and_counted_bytes(entries):
     result = synthetic(entry, [{"rows": 1.0, "rows_vec4": 0.8, "columns": 4.0, "columns_spread": 8.0}] * 3,
                        counted={1: {"rows": 8.0, "columns": 8.4, "columns_spread": 60.0}})
     text, measured = page(entry, result)
-    assert "| version | ms | useful bytes/elem | predicted DRAM bytes/elem | counted bytes/elem | useful GB/s |" in text
-    assert "| threads down a column, columns visited 8 apart | 8.000 | 8 | 64 | 60 | 67.1 |" in text
-    assert "columns_spread / rows = **8.00**, against a byte ratio of 8.00 predicted and 7.50 counted" in text
+    assert "| version | time | ± 95% CI (runs) | useful B/elem | predicted B/elem | counted B/elem | useful GB/s |" in text
+    assert "| threads down a column, columns visited 8 apart | 8.000 ms | " in text
+    assert " | 8 | 64 | 60.0 | 67.11 |" in text
+    assert "columns 8 apart / rows = **8.00×** in time, against a byte ratio of 8.00× predicted and 7.50× counted" in text
     assert measured.figure_problems == ()
-    assert "DRAM moves at least 4× the useful bytes of columns_spread" in text
+    assert "DRAM moves at least 4× the useful bytes of columns 8 apart" in text
 
 
 def test_roofline_page_shows_ceilings_ridge_and_plot(entries):
@@ -288,8 +289,8 @@ def test_roofline_page_shows_ceilings_ridge_and_plot(entries):
     result = synthetic(entry, [roof_times(entry, slow=slow)])
     text, measured = page(entry, result)
     assert "ridge point is **15.0 FLOP/B**" in text and "compute ceiling **60,000 GFLOP/s** (the best variant, peak)" in text
-    assert "| 1024 FMAs per element | 256.00 | 55,000.0 | 60,000.0 | 92% | compute-bound |" in text
-    assert "| 1 FMA per element | 0.25 | 1,000.0 | 1,000.0 | 100% | memory-bound |" in text
+    assert "| 1024 FMAs per element | 256 | 55,000 | 60,000 | 92% | compute-bound |" in text
+    assert "| 1 FMA per element | 0.250 | 1,000 | 1,000 | 100% | memory-bound |" in text
     (device,) = measured.devices
     svg = plots.device_svg(device)
     assert svg.startswith(b"<?xml") and b"<svg" in svg
@@ -304,11 +305,11 @@ def test_launch_page_shows_host_and_gpu_per_launch_and_plot(entries):
     gpu = [{"many": 0.1 * 2**i, "one": 0.01 * 2**i} for i in range(n_sizes)]
     host = [{"many": max(0.36, 0.1 * 2**i * 1.05), "one": 0.02} for i in range(n_sizes)]
     text, measured = page(entry, synthetic(entry, gpu, host=host))
-    assert "| elements | version | launches | host ms | GPU ms | host µs per launch | GPU µs per launch | launch-bound |" in text
-    # The host's cost per launch is the least host time per launch, 0.36 ms / 64 = 5.62 µs.
-    assert "| 65,536 | many | 64 | 0.360 | 0.100 | 5.62 | 1.56 | yes |" in text
-    assert "| 1,048,576 | many | 64 | 0.420 | 0.400 | 6.56 | 6.25 | no |" in text
-    assert "| 65,536 | one | 1 | 0.02000 | 0.01000 | 20.00 | 10.00 | yes |" in text
+    assert "| elements | version | launches | host per launch | GPU per launch | launch-bound |" in text
+    # The host's cost per launch is the least host time per launch, 0.36 ms / 64 = 5.625 µs.
+    assert "| 65,536 | 64 launches | 64 | 5.625 µs | 1.562 µs | yes |" in text
+    assert "| 1,048,576 | 64 launches | 64 | 6.563 µs | 6.250 µs | no |" in text
+    assert "| 65,536 | 1 launch | 1 | 20.00 µs | 10.00 µs | yes |" in text
     assert "host wall time taken beside each sample" in text
     (device,) = measured.devices
     svg = plots.device_svg(device)

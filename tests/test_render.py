@@ -34,9 +34,9 @@ def kernel_fusion_page(preview: bool = True) -> str:
 
 def test_t4_table_reproduces_the_seed_by_computing_it():
     page = kernel_fusion_page()
-    assert "| staged chain, timed as one | 2.419 | 36 | – | 249.7 |" in page
-    assert "| chain_fused | 0.785 | 12 | 13.2 | 256.5 |" in page
-    assert "staged / fused = **3.08**, against a byte ratio of 3.00." in page
+    assert "| staged chain, timed as one | 2.419 ms | 36 | – | 249.7 |" in page
+    assert "| fused chain, one kernel | 785.0 µs | 12 | 13.2 | 256.5 |" in page
+    assert "staged / fused = **3.08×** in time, against a byte ratio of 3.00× predicted." in page
     assert "**244.8 GB/s**" in page
 
 

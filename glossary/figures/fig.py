@@ -131,45 +131,45 @@ class Figures:
 
     def ms(self, variant: str) -> Figure:
         device, size, row = self._row(variant)
-        return self._figure(f"{fmt.fmt_ms(row.ms)} ms", device, size)
+        return self._figure(fmt.duration(row.ms), device, size)
 
     def launch_us(self, variant: str) -> Figure:
         device, size, row = self._row(variant)
-        return self._figure(f"{row.ms * 1000:.1f} µs", device, size)
+        return self._figure(fmt.duration(row.ms), device, size)
 
     def gbps(self, variant: str) -> Figure:
         device, size, row = self._row(variant)
-        return self._figure(f"{row.gbps:.1f} GB/s", device, size)
+        return self._figure(fmt.rate(row.gbps), device, size)
 
     def speedup(self, num: str, den: str) -> Figure:
         device, size, a = self._row(num)
         _, _, b = self._row(den)
-        return self._figure(f"{a.ms / b.ms:.2f}×", device, size)
+        return self._figure(fmt.ratio(a.ms / b.ms), device, size)
 
     def floor(self) -> Figure:
         device, size = self._size()
         if size.copy_floor_gbps is None:
             raise NoResult("no copy floor recorded")
-        return self._figure(f"{size.copy_floor_gbps:.1f} GB/s", device, size)
+        return self._figure(fmt.rate(size.copy_floor_gbps), device, size)
 
     def of_floor(self, variant: str) -> Figure:
         device, size, row = self._row(variant)
         if row.fraction_of_floor is None:
             raise NoResult("no copy floor recorded")
-        return self._figure(f"{100 * row.fraction_of_floor:.0f}%", device, size)
+        return self._figure(fmt.percent(row.fraction_of_floor), device, size)
 
     def counted(self, variant: str) -> Figure:
         device, size, row = self._row(variant)
         if row.counted_bytes_per_elem is None:
             raise NoResult(f"no DRAM counter data for {variant!r}")
-        return self._figure(f"{row.counted_bytes_per_elem:.1f} B/elem", device, size)
+        return self._figure(f"{fmt.fmt_bpe1(row.counted_bytes_per_elem)} B/elem", device, size)
 
     def dram(self, variant: str) -> Figure:
         """DRAM bytes per element with the caches as the timed runs had them (ncu, unflushed pass)."""
         device, size, row = self._row(variant)
         if row.dram_as_timed is None:
             raise NoResult(f"no unflushed DRAM counter data for {variant!r}")
-        return self._figure(f"{row.dram_as_timed:.1f} B/elem", device, size)
+        return self._figure(f"{fmt.fmt_bpe1(row.dram_as_timed)} B/elem", device, size)
 
     def elements(self) -> Figure:
         device, size = self._size()
@@ -192,7 +192,7 @@ class Figures:
     def overfetch(self, variant: str) -> Figure:
         """DRAM bytes counted per useful byte."""
         device, size, value = self._value(variant, "overfetch", f"no DRAM counter data for {variant!r}")
-        return self._figure(f"{value:.1f}×", device, size)
+        return self._figure(fmt.ratio(value), device, size)
 
     def counted_ratio(self, num: str, den: str) -> Figure:
         """The ratio of DRAM bytes the counters saw for two variants."""
@@ -200,18 +200,18 @@ class Figures:
         _, _, b = self._row(den)
         if a.counted_bytes_per_elem is None or not b.counted_bytes_per_elem:
             raise NoResult(f"no DRAM counter data for {num!r} and {den!r}")
-        return self._figure(f"{a.counted_bytes_per_elem / b.counted_bytes_per_elem:.2f}×", device, size)
+        return self._figure(fmt.ratio(a.counted_bytes_per_elem / b.counted_bytes_per_elem), device, size)
 
     def gflops(self, variant: str) -> Figure:
         device, size, value = self._value(variant, "gflops", f"{variant!r} has no flops_per_elem")
-        return self._figure(f"{fmt.fmt_fixed(value, 0)} GFLOP/s", device, size)
+        return self._figure(fmt.rate(value, "GFLOP/s"), device, size)
 
     def intensity(self, variant: str) -> Figure:
         """FLOP per predicted DRAM byte (from the spec)."""
         spec = self._spec_variant(variant)
         if not spec.flops_per_elem:
             raise NoResult(f"{variant!r} has no flops_per_elem")
-        return Figure(f"{spec.flops_per_elem / spec.bytes_per_elem:.3g} FLOP/B", "predicted by the spec")
+        return Figure(f"{fmt.significant(spec.flops_per_elem / spec.bytes_per_elem, 3)} FLOP/B", "predicted by the spec")
 
     def _roofline(self):
         device, size = self._size()
@@ -222,12 +222,12 @@ class Figures:
     def ceiling(self) -> Figure:
         """The measured compute ceiling: the best GFLOP/s any variant reached."""
         device, size, roof = self._roofline()
-        return self._figure(f"{fmt.fmt_fixed(roof.compute_gflops, 0)} GFLOP/s", device, size)
+        return self._figure(fmt.rate(roof.compute_gflops, "GFLOP/s"), device, size)
 
     def ridge(self) -> Figure:
         """The ridge point, compute ceiling over the copy floor, in FLOP per byte."""
         device, size, roof = self._roofline()
-        return self._figure(f"{roof.ridge:.1f} FLOP/B", device, size)
+        return self._figure(f"{fmt.significant(roof.ridge, 3)} FLOP/B", device, size)
 
     def of_roof(self, variant: str) -> Figure:
         device, size, roof = self._roofline()
@@ -235,21 +235,21 @@ class Figures:
         fraction = roof.fraction(row)
         if fraction is None:
             raise NoResult(f"{variant!r} has no flops_per_elem")
-        return self._figure(f"{100 * fraction:.0f}%", device, size)
+        return self._figure(fmt.percent(fraction), device, size)
 
     def host_ms(self, variant: str) -> Figure:
         device, size, value = self._value(variant, "host_ms", _NO_HOST.format(variant))
-        return self._figure(f"{fmt.fmt_ms(value)} ms", device, size)
+        return self._figure(fmt.duration(value), device, size)
 
     def per_launch_us(self, variant: str) -> Figure:
         """GPU time per launch."""
         device, size, value = self._value(variant, "gpu_us_per_launch", f"no launch count recorded for {variant!r}")
-        return self._figure(f"{value:.2f} µs", device, size)
+        return self._figure(fmt.duration(value / 1000), device, size)
 
     def host_per_launch_us(self, variant: str) -> Figure:
         """Host time per launch."""
         device, size, value = self._value(variant, "host_us_per_launch", _NO_HOST.format(variant))
-        return self._figure(f"{value:.2f} µs", device, size)
+        return self._figure(fmt.duration(value / 1000), device, size)
 
     def launch_cost_us(self, variant: str) -> Figure:
         """The host's cost per launch: the least host time per launch across the sweep."""
@@ -257,7 +257,7 @@ class Figures:
         cost = device.launch_cost_us(variant)
         if cost is None:
             raise NoResult(_NO_HOST.format(variant))
-        return Figure(f"{cost:.2f} µs", f"{device.gpu}, least host time per launch across the sweep, "
+        return Figure(fmt.duration(cost / 1000), f"{device.gpu}, least host time per launch across the sweep, "
                                           f"captured {device.captured_on}")
 
     def crossover(self, variant: str) -> Figure:
@@ -289,4 +289,4 @@ class Figures:
         for v in (num, den):
             if v not in self.bytes_by_variant:
                 raise NoResult(f"no variant {v!r} in the spec")
-        return Figure(f"{self.bytes_by_variant[num] / self.bytes_by_variant[den]:.2f}×", "predicted by the spec")
+        return Figure(fmt.ratio(self.bytes_by_variant[num] / self.bytes_by_variant[den]), "predicted by the spec")

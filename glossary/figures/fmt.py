@@ -98,6 +98,11 @@ def fmt_bytes(value: float) -> str:
     return units.binary_bytes(value)
 
 
+def fmt_bpe1(value: float) -> str:
+    """A counted byte count per element: one decimal, as every table and claim shows it."""
+    return f"{value:,.1f}"
+
+
 def fmt_bpe(value: float) -> str:
     """Bytes per element: whole numbers stay whole, measured ones get one decimal."""
     return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"

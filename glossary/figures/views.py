@@ -27,12 +27,25 @@ class VariantRow:
     counted_bytes_per_elem: float | None  # DRAM counters, caches flushed before every kernel
     fraction_of_floor: float | None
     samples: int | None
-    spread: str | None  # "min–max" of the samples, where there are samples
+    spread: str | None  # the 95% confidence interval of the statistic, as '±0.31%', where known
     dram_as_timed: float | None = None  # DRAM counters with the caches as the timed runs had them
     useful_bytes_per_elem: float | None = None  # what the computation needs, where DRAM moves more
     flops_per_elem: float | None = None
     launches: int | None = None
     host_ms: float | None = None  # host wall time of the same region (timing.clock: both)
+    short_label: str | None = None  # the spec's short form of the label, for tight spaces
+    ci_rel: float | None = None  # half the 95% confidence interval of the statistic, over the statistic
+
+    @property
+    def display(self) -> str:
+        """The variant's name wherever there is room: the spec's label."""
+        return self.label
+
+    @property
+    def short(self) -> str:
+        """The variant's name in tight spaces (sweep headers, plots, ratio lines): the spec's short
+        form, else its label."""
+        return self.short_label or self.label
 
     @property
     def useful_bytes(self) -> float:
@@ -68,6 +81,13 @@ class RatioRow:
     time_ratio: float
     byte_ratio: float
     counted_ratio: float | None = None  # the ratio of DRAM bytes the counters saw, where both were counted
+    num_short: str = ""  # the variants' short names, as sweep headers and ratio lines show them
+    den_short: str = ""
+
+    @property
+    def short(self) -> str:
+        """'staged / fused', in the variants' short names."""
+        return f"{self.num_short or self.num} / {self.den_short or self.den}"
 
 
 @dataclass(frozen=True)
@@ -107,7 +127,7 @@ def roofline(rows: tuple["VariantRow", ...] | list["VariantRow"], floor_gbps: fl
     if not rated or not floor_gbps:
         return None
     best = max(rated, key=lambda r: r.gflops)
-    return Roofline(bandwidth_gbps=floor_gbps, compute_gflops=best.gflops, compute_variant=best.name)
+    return Roofline(bandwidth_gbps=floor_gbps, compute_gflops=best.gflops, compute_variant=best.short)
 
 
 @dataclass(frozen=True)
@@ -120,6 +140,12 @@ class SizeView:
     ratios: tuple[RatioRow, ...]
     headline: bool
     roofline: Roofline | None = None
+    samples: int | None = None  # samples taken of each region at this size
+
+    @property
+    def label(self) -> str:
+        """The size as the page names it: '16,777,216 elements'."""
+        return f"{fmt.fmt_int(self.elements)} elements"
 
     @property
     def shows_useful(self) -> bool:
@@ -184,6 +210,20 @@ class DeviceView:
         return row.gpu_us_per_launch < cost
 
     @property
+    def samples_text(self) -> str:
+        """How many samples each size took, in words: '26 samples at each size', '122 at 1,048,576
+        elements, 80 at 4,194,304 …', or the method's run count where no size recorded its own."""
+        counts = [(s.elements, s.samples) for s in self.sizes]
+        if not counts or any(n is None for _, n in counts):
+            runs = self.method.runs if self.method else 0
+            return f"{runs} run{'s' if runs != 1 else ''}"
+        if len({n for _, n in counts}) == 1:
+            n = counts[0][1]
+            return f"{n} sample{'s' if n != 1 else ''}" + (" at each size" if len(counts) > 1 else "")
+        return "the samples of each size (" + ", ".join(
+            f"{n} at {fmt.fmt_int(e)}" for e, n in counts) + " elements)"
+
+    @property
     def captured_on(self) -> str:
         return self.environment.captured_at[:10]
 
@@ -201,23 +241,28 @@ def _device_view(entry: Entry, key: str, result: Result, current: str | None) ->
     statistic = result.method.statistic if result.method else (spec.timing.statistic if spec else "mean")
     headline = dict(spec.headline) if spec else {}
     labels = {v.name: v.label for v in spec.variants} if spec else {}
+    shorts = {v.name: v.short for v in spec.variants if v.short} if spec else {}
     ratio_specs = [(r.num, r.den) for r in spec.ratios] if spec else []
     sizes = []
     for size in result.sizes if result.ok else ():
         floor = size.copy_floor.gbps if size.copy_floor else None
-        rows = [_row(name, var, labels, statistic, size.elements, floor) for name, var in size.variants.items()]
+        ci = dict(size.sampling.median_ci_rel) if size.sampling else {}
+        rows = [_row(name, var, labels, shorts, statistic, size.elements, floor, ci.get(name))
+                for name, var in size.variants.items()]
         by_name = {r.name: r for r in rows}
         ratios = tuple(
             RatioRow(num, den, by_name[num].ms / by_name[den].ms,
                      by_name[num].bytes_per_elem / by_name[den].bytes_per_elem,
-                     counted_ratio(by_name[num], by_name[den]))
+                     counted_ratio(by_name[num], by_name[den]),
+                     num_short=by_name[num].short, den_short=by_name[den].short)
             for num, den in ratio_specs if num in by_name and den in by_name)
         sizes.append(SizeView(
             params=dict(size.params), elements=size.elements,
             working_set_bytes=size.working_set_bytes or (working_set_bytes(spec, size.params) if spec else None),
             copy_floor_gbps=floor,
             rows=tuple(rows), ratios=ratios, headline=dict(size.params) == headline,
-            roofline=roofline(rows, floor)))
+            roofline=roofline(rows, floor),
+            samples=size.sampling.samples if size.sampling else max((r.samples or 0 for r in rows), default=0) or None))
     env = result.environment
     return DeviceView(
         key=key, gpu=env.gpu, status=result.status, provenance=result.provenance,
@@ -228,13 +273,14 @@ def _device_view(entry: Entry, key: str, result: Result, current: str | None) ->
                                 s.counters_from.signed_by) for s in result.sizes if s.counters_from is not None))
 
 
-def _row(name: str, var: results.Variant, labels: dict[str, str], statistic: str, elements: int,
-         floor: float | None) -> VariantRow:
+def _row(name: str, var: results.Variant, labels: dict[str, str], shorts: dict[str, str], statistic: str,
+         elements: int, floor: float | None, median_ci_rel: float | None) -> VariantRow:
     ms = getattr(var.stats, statistic)
     useful = var.useful_bytes_per_elem or var.bytes_per_elem
     rate = fmt.gbps(useful, elements, ms)
     flops = var.flops_per_elem
     samples = var.samples_ms
+    ci_rel = _ci_rel(var.stats, statistic, median_ci_rel)
     return VariantRow(
         name=name,
         label=labels.get(name, name),
@@ -245,13 +291,31 @@ def _row(name: str, var: results.Variant, labels: dict[str, str], statistic: str
         counted_bytes_per_elem=counted_bytes(var),
         dram_as_timed=counted_bytes(var, "unflushed"),
         fraction_of_floor=rate / floor if floor else None,
-        samples=len(samples) if samples else None,
-        spread=f"{fmt.fmt_ms(min(samples))}–{fmt.fmt_ms(max(samples))}" if samples else None,
+        samples=len(samples) if samples else var.stats.n,
+        spread=_spread(ci_rel),
+        ci_rel=ci_rel,
         useful_bytes_per_elem=useful,
         flops_per_elem=flops or None,
         launches=var.launches,
         host_ms=getattr(var.host_stats, statistic) if var.host_stats else None,
+        short_label=shorts.get(name),
     )
+
+
+def _spread(ci_rel: float | None) -> str | None:
+    """Half a 95% confidence interval as the page writes it: '±0.31%' (pure)."""
+    return None if ci_rel is None else f"±{fmt.significant(100 * ci_rel, 2)}%"
+
+
+def _ci_rel(st: results.Stats, statistic: str, median_ci_rel: float | None) -> float | None:
+    """Half the 95% confidence interval of the statistic, over it: the median's as the sampler
+    recorded it; the mean's from the sample standard deviation (1.96 s / sqrt(n)); None for the
+    least sample, which has no interval (pure)."""
+    if statistic == "median":
+        return median_ci_rel
+    if statistic == "mean" and st.stdev is not None and st.n and st.mean:
+        return 1.96 * st.stdev / st.n ** 0.5 / st.mean
+    return None
 
 
 def counted_ratio(num: VariantRow, den: VariantRow) -> float | None:

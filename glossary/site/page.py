@@ -14,6 +14,7 @@ from typing import Any
 
 from glossary.entries import lessons
 from glossary.entries.model import Entry, sha256
+from glossary.figures import fmt
 from glossary.figures.views import DeviceView
 from glossary.site import plots, tags
 from glossary.verdicts import claims
@@ -73,6 +74,9 @@ def entry_context(model: PageModel, catalog: dict[int, lessons.CatalogLesson],
     any_counted = any(r.counted_bytes_per_elem is not None
                       for d in model.devices for s in d.sizes for r in s.rows)
     any_flops = any(r.gflops is not None for d in model.devices for s in d.sizes for r in s.rows)
+    kinds = {c.kind for c in meta.measure.claims} if meta.measure else set()
+    floor_claims = [c.variant for c in meta.measure.claims if c.kind == "fraction_of_floor"] if meta.measure else []
+    by_device = _claims_by_device(model)
     return {
         "page": {
             "title": meta.title,
@@ -82,7 +86,9 @@ def entry_context(model: PageModel, catalog: dict[int, lessons.CatalogLesson],
             "missing": list(model.verdict.missing),
             "has_spec": meta.measure is not None,
             "devices": list(model.devices),
-            "claims": _claims_by_device(model),
+            "claims": by_device,
+            "verdict_lines": {d.key: verdict_line(d, by_device.get(d.key, []), floor_claims) for d in model.devices},
+            "results": {d.key: f"{entry.slug}/results/{d.key}.json" for d in model.devices},
             "related": [{"slug": r.slug, "title": r.title, "summary": r.meta.summary.strip()}
                         for r in model.related],
             "lessons": lessons.resolve(list(meta.lessons), catalog, by_day, entry.slug),
@@ -105,6 +111,10 @@ def entry_context(model: PageModel, catalog: dict[int, lessons.CatalogLesson],
             "kernels": kernel_sources(model),
         },
         "counted": any_counted,
+        # boilerplate only where it applies: the copy-floor comparison where a claim judges against
+        # the floor, the byte ratio where a claim does or the variants' predicted bytes differ
+        "uses_floor": "fraction_of_floor" in kinds,
+        "uses_byte_ratio": "speedup_matches_bytes" in kinds,
         "gflops": any_flops,
     }
 
@@ -115,6 +125,28 @@ def _claims_by_device(model: PageModel) -> dict[str, list[claims.ClaimSummary]]:
     for verdict in model.claims:
         by_device.setdefault(keys.get(verdict.device, verdict.device), []).append(verdict)
     return {key: claims.summarize(verdicts) for key, verdicts in by_device.items()}
+
+
+def verdict_line(view: DeviceView, summaries: list[claims.ClaimSummary], floor_claims: list[str]) -> str:
+    """The one line at the top of a device tab: how the claims came out, and the figure that sums
+    the entry up at the headline size ('3 of 4 claims hold; fused vec4 runs at 103% of the copy
+    floor': the first variant a copy-floor claim is about, else the roofline, else the first
+    ratio), in the site's number style (pure)."""
+    parts = [claims.tally(summaries)] if summaries else []
+    head = view.headline
+    if head is not None and head.rows:
+        rows = {r.name: r for r in head.rows}
+        judged = [rows[v] for v in floor_claims if v in rows and rows[v].fraction_of_floor is not None]
+        if judged:
+            parts.append(f"{judged[0].short} runs at {fmt.percent(judged[0].fraction_of_floor)} of the copy floor")
+        elif head.roofline is not None:
+            roof = head.roofline
+            parts.append(f"compute ceiling {fmt.rate(roof.compute_gflops, 'GFLOP/s')}, ridge at "
+                         f"{fmt.significant(roof.ridge, 3)} FLOP/B")
+        elif head.ratios:
+            q = head.ratios[0]
+            parts.append(f"{q.short} = {fmt.ratio(q.time_ratio)} in time at {head.label}")
+    return "; ".join(p for p in parts if p)
 
 
 def plot_path(slug: str, device_key: str) -> str:

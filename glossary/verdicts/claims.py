@@ -33,30 +33,39 @@ class ClaimVerdict:
 def describe(claim: Claim, spec: MeasureSpec) -> str:
     """The claim in words, e.g. 'staged / fused matches the byte ratio within 10%'."""
     tol = f"{100 * claim.tolerance:.0f}%"
+    num, den, variant = (short_name(spec, n) for n in (claim.num, claim.den, claim.variant))
     if claim.at_most is not None:
-        return _describe_at_most(claim) + _size_note(claim)
+        return _describe_at_most(claim, variant) + _size_note(claim)
     text = {
-        "speedup_matches_bytes": f"{claim.num} / {claim.den} time ratio matches the byte ratio within {tol}",
-        "speedup_matches_counted": f"{claim.num} / {claim.den} time ratio matches the ratio of DRAM bytes "
+        "speedup_matches_bytes": f"{num} / {den} time ratio matches the byte ratio within {tol}",
+        "speedup_matches_counted": f"{num} / {den} time ratio matches the ratio of DRAM bytes "
                                    f"counted within {tol}",
-        "counter_bytes_match": f"DRAM counter bytes of {claim.variant} match the prediction within {tol}",
-        "fraction_of_floor": f"{claim.variant} reaches at least {100 * claim.at_least:.0f}% of the copy floor",
-        "overfetch": f"DRAM moves at least {claim.at_least:g}× the useful bytes of {claim.variant}",
-        "fraction_of_roof": f"{claim.variant} reaches at least {100 * claim.at_least:.0f}% of the measured "
+        "counter_bytes_match": f"DRAM counter bytes of {variant} match the prediction within {tol}",
+        "fraction_of_floor": f"{variant} reaches at least {100 * claim.at_least:.0f}% of the copy floor",
+        "overfetch": f"DRAM moves at least {claim.at_least:g}× the useful bytes of {variant}",
+        "fraction_of_roof": f"{variant} reaches at least {100 * claim.at_least:.0f}% of the measured "
                             f"roofline at its intensity",
-        "launch_bound": f"{claim.variant} takes the host at least {claim.at_least:g}× its GPU time",
+        "launch_bound": f"{variant} takes the host at least {claim.at_least:g}× its GPU time",
     }[claim.kind]
     return text + _size_note(claim)
 
 
-def _describe_at_most(claim: Claim) -> str:
+def _describe_at_most(claim: Claim, variant: str | None) -> str:
     return {
-        "fraction_of_floor": f"{claim.variant} stays at or below {100 * claim.at_most:.0f}% of the copy floor",
-        "overfetch": f"DRAM moves at most {claim.at_most:g}× the useful bytes of {claim.variant}",
-        "fraction_of_roof": f"{claim.variant} stays at or below {100 * claim.at_most:.0f}% of the measured "
+        "fraction_of_floor": f"{variant} stays at or below {100 * claim.at_most:.0f}% of the copy floor",
+        "overfetch": f"DRAM moves at most {claim.at_most:g}× the useful bytes of {variant}",
+        "fraction_of_roof": f"{variant} stays at or below {100 * claim.at_most:.0f}% of the measured "
                             f"roofline at its intensity",
-        "launch_bound": f"{claim.variant} takes the host at most {claim.at_most:g}× its GPU time",
+        "launch_bound": f"{variant} takes the host at most {claim.at_most:g}× its GPU time",
     }[claim.kind]
+
+
+def short_name(spec: MeasureSpec, name: str | None) -> str | None:
+    """A variant as tight spaces name it: the spec's short form, else its label (pure)."""
+    for v in spec.variants:
+        if v.name == name:
+            return v.short or v.label
+    return name
 
 
 def _size_note(claim: Claim) -> str:
@@ -106,7 +115,7 @@ def _speedup_bytes(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) ->
     speed = num.ms / den.ms
     predicted = num.bytes_per_elem / den.bytes_per_elem
     off = speed / predicted - 1
-    return _within(off, claim), f"time ratio {speed:.2f} against byte ratio {predicted:.2f} ({off:+.1%})"
+    return _within(off, claim), f"time ratio {fmt.ratio(speed)} against byte ratio {fmt.ratio(predicted)} ({off:+.1%})"
 
 
 def _speedup_counted(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tuple[str, str]:
@@ -118,7 +127,7 @@ def _speedup_counted(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) 
         return "n/a", "no DRAM counter data at this size"
     speed = num.ms / den.ms
     off = speed / moved - 1
-    return _within(off, claim), f"time ratio {speed:.2f} against counted byte ratio {moved:.2f} ({off:+.1%})"
+    return _within(off, claim), f"time ratio {fmt.ratio(speed)} against counted byte ratio {fmt.ratio(moved)} ({off:+.1%})"
 
 
 def _row_with(claim: Claim, rows: dict[str, VariantRow], attr: str) -> VariantRow | None:
@@ -132,7 +141,7 @@ def _counter_bytes(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) ->
     if row is None:
         return "n/a", "no DRAM counter data at this size"
     off = row.counted_bytes_per_elem / row.bytes_per_elem - 1
-    return _within(off, claim), (f"counted {row.counted_bytes_per_elem:.1f} B/elem against "
+    return _within(off, claim), (f"counted {fmt.fmt_bpe1(row.counted_bytes_per_elem)} B/elem (caches flushed) against "
                                  f"{fmt.fmt_bpe(row.bytes_per_elem)} predicted ({off:+.1%})")
 
 
@@ -141,7 +150,7 @@ def _of_floor(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tupl
     if row is None:
         return "n/a", "no copy floor recorded at this size"
     return (_reaches(row.fraction_of_floor, claim),
-            f"{row.gbps:.1f} GB/s is {row.fraction_of_floor:.0%} of the {size.copy_floor_gbps:.1f} GB/s floor")
+            f"{fmt.rate(row.gbps)} is {fmt.percent(row.fraction_of_floor)} of the {fmt.rate(size.copy_floor_gbps)} floor")
 
 
 def _overfetch(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tuple[str, str]:
@@ -149,8 +158,8 @@ def _overfetch(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tup
     if row is None:
         return "n/a", "no DRAM counter data at this size"
     return (_reaches(row.overfetch, claim),
-            f"counted {row.counted_bytes_per_elem:.1f} B/elem for {fmt.fmt_bpe(row.useful_bytes)} useful "
-            f"({row.overfetch:.2f}×)")
+            f"counted {fmt.fmt_bpe1(row.counted_bytes_per_elem)} B/elem (caches flushed) for {fmt.fmt_bpe(row.useful_bytes)} useful "
+            f"({fmt.ratio(row.overfetch)})")
 
 
 def _of_roof(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tuple[str, str]:
@@ -160,8 +169,9 @@ def _of_roof(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tuple
     if fraction is None:
         return "n/a", "no roofline at this size (no GFLOP/s or no copy floor)"
     return (_reaches(fraction, claim),
-            f"{row.gflops:.1f} GFLOP/s at {row.intensity:.3g} FLOP/B is {fraction:.0%} of the roof's "
-            f"{roof.roof(row.intensity):.1f} ({roof.bound(row)}-bound; ridge {roof.ridge:.3g} FLOP/B)")
+            f"{fmt.rate(row.gflops, 'GFLOP/s')} at {fmt.significant(row.intensity, 3)} FLOP/B is {fmt.percent(fraction)} "
+            f"of the roof's {fmt.rate(roof.roof(row.intensity), 'GFLOP/s')} ({roof.bound(row)}-bound; "
+            f"ridge {fmt.significant(roof.ridge, 3)} FLOP/B)")
 
 
 def _launch_bound(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tuple[str, str]:
@@ -170,7 +180,7 @@ def _launch_bound(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> 
         return "n/a", "no host time recorded at this size"
     factor = row.host_ms / row.ms
     return (_reaches(factor, claim),
-            f"host {fmt.fmt_ms(row.host_ms)} ms against GPU {fmt.fmt_ms(row.ms)} ms ({factor:.2f}×)")
+            f"host {fmt.duration(row.host_ms)} against GPU {fmt.duration(row.ms)} ({fmt.ratio(factor)})")
 
 
 _JUDGES = {
@@ -196,11 +206,37 @@ class ClaimSummary:
 
     @property
     def skipped_note(self) -> str:
+        """Which sizes were not evaluated and why, one reason per size: sizes that share a reason
+        are listed together ('not evaluated at 1,048,576 and 4,194,304: working set …')."""
         if not self.skipped:
             return ""
-        reasons = sorted({"working set under " + v.numbers.split(" is under ")[-1] if " is under " in v.numbers
-                          else v.numbers for v in self.skipped})
-        return f"{len(self.skipped)} size(s) not evaluated: " + "; ".join(reasons)
+        by_reason: dict[str, list[str]] = {}
+        for v in self.skipped:
+            reason = "working set under " + v.numbers.split(" is under ")[-1] if " is under " in v.numbers else v.numbers
+            by_reason.setdefault(reason, []).append(fmt.fmt_int(v.elements))
+        # a claim about one size is not "not evaluated" at the others: it says what it is about
+        return "; ".join(reason if reason.startswith("the claim is about") else
+                         f"not evaluated at {_and(sizes)}: {reason}" for reason, sizes in by_reason.items())
+
+    @property
+    def skipped_reasons(self) -> str:
+        """Why a claim evaluated nowhere was not: the one reason, or each reason with its sizes."""
+        by_reason: dict[str, list[str]] = {}
+        for v in self.skipped:
+            by_reason.setdefault(v.numbers, []).append(fmt.fmt_int(v.elements))
+        if len(by_reason) == 1:
+            return next(iter(by_reason))
+        return "; ".join(f"at {_and(sizes)}: {reason}" for reason, sizes in by_reason.items())
+
+    @property
+    def first_failure(self) -> "ClaimVerdict | None":
+        """The smallest size where the claim fails: its numbers explain the verdict."""
+        failed = [v for v in self.evaluated if v.failed]
+        return min(failed, key=lambda v: v.elements) if failed else None
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def summarize(verdicts: list[ClaimVerdict]) -> list[ClaimSummary]:
@@ -223,3 +259,21 @@ def summarize(verdicts: list[ClaimVerdict]) -> list[ClaimSummary]:
                                 tuple(v for v in group if v.status == "n/a"),
                                 expected_failure=group[0].claim.expected_failure))
     return out
+
+
+def tally(summaries: list[ClaimSummary]) -> str:
+    """The claims of one device in a few words: '3 of 4 claims hold', '2 of 5 claims hold, 3 not
+    evaluated here', '3 of 5 claims hold, 1 fails, 1 fails as expected' (pure)."""
+    if not summaries:
+        return ""
+    total = len(summaries)
+    holds = sum(c.status == "holds" for c in summaries)
+    expected = sum(c.status == "fails" and bool(c.expected_failure) for c in summaries)
+    fails = sum(c.status == "fails" for c in summaries) - expected
+    unjudged = total - holds - fails - expected
+    text = f"{holds} of {total} claim{'s' if total != 1 else ''} hold{'s' if total == 1 else ''}"
+    if fails:
+        text += f", {fails} fail{'s' if fails == 1 else ''}"
+    if expected:
+        text += f", {expected} fail{'s' if expected == 1 else ''} as expected"
+    return text + (f", {unjudged} not evaluated here" if unjudged else "")

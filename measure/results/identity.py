@@ -55,12 +55,15 @@ def fingerprint(spec_data: Any, files: dict[str, bytes], harness_version: str = 
 
 # Spec keys that change only how results are shown or judged, not what is measured.
 PRESENTATION_KEYS = ("ratios", "claims", "headline")
+# A variant's keys that only name it on the page.
+VARIANT_PRESENTATION_KEYS = ("label", "short")
 
 
 def measured_part(spec_data: dict) -> dict:
-    """The spec without presentation-only keys, and without variant labels."""
+    """The spec without presentation-only keys, and without variant labels or their short forms."""
     out = {k: v for k, v in spec_data.items() if k not in PRESENTATION_KEYS}
-    out["variants"] = [{k: v for k, v in var.items() if k != "label"} for var in spec_data.get("variants", [])]
+    out["variants"] = [{k: v for k, v in var.items() if k not in VARIANT_PRESENTATION_KEYS}
+                       for var in spec_data.get("variants", [])]
     return out
 
 

@@ -69,6 +69,9 @@ class Variant:
         "bytes per element the computation needs, where DRAM moves more (coalescing); "
         "defaults to bytes_per_elem", default=None)
     flops_per_elem: float | None = doc("floating-point operations per element; adds GFLOP/s", default=None)
+    short: str | None = doc(
+        "a short form of the label for tight spaces (sweep headers, plot legends), e.g. \"staged\"; "
+        "defaults to the label; presentation only, not part of the measurement fingerprint", default=None)
 
     def validate(self) -> None:
         if not self.launches:

@@ -1,0 +1,117 @@
+"""Every Measured table fits its column: the real entries' preview site in headless Chromium.
+
+At 1280 px (Material's content column is about 720 px wide) no table on an entry page, in any
+device tab, is wider than the container Material wraps it in; at 420 px a table may scroll inside
+that container, but no numeric cell wraps inside a number.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+ENTRY_PAGES = ("kernel-fusion", "memory-coalescing", "roofline", "launch-overhead")
+
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:  # pragma: no cover - depends on the machine
+    pytest.skip("playwright is not installed (pip install -e '.[test]')", allow_module_level=True)
+if not CHROMIUM.exists() and not shutil.which("chromium"):  # pragma: no cover
+    pytest.skip("chromium is not installed (apt-get install chromium)", allow_module_level=True)
+
+# Each visible table beside the width of Material's scroll container (or its parent).
+_WIDTHS = """() => [...document.querySelectorAll('article table')].filter(t => t.offsetParent).map(t => {
+  const box = t.closest('.md-typeset__scrollwrap') || t.parentElement;
+  return {head: t.querySelector('th') ? t.querySelector('th').innerText : '', table: t.scrollWidth,
+          column: box.clientWidth};
+})"""
+# Right-aligned (numeric) cells whose text runs over more than one line.
+_WRAPPED = """() => [...document.querySelectorAll('article td')].filter(td => td.offsetParent
+    && getComputedStyle(td).textAlign === 'right').filter(td => {
+  const range = document.createRange(); range.selectNodeContents(td);
+  const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+  return lines.size > 1;
+}).map(td => td.innerText)"""
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - the base class's name
+        pass
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory):
+    """The preview site of the committed entries (no measuring), built once and served."""
+    site = tmp_path_factory.mktemp("tables-fit") / "site"
+    env = dict(os.environ, GLOSSARY_PREVIEW="1", GLOSSARY_MEASURE="never", NO_MKDOCS_2_WARNING="1",
+               PYTHONPATH=str(ROOT))
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-d", str(site)], cwd=ROOT, env=env,
+                   check=True, capture_output=True)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    executable = str(CHROMIUM) if CHROMIUM.exists() else shutil.which("chromium")
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
+        yield chromium
+        chromium.close()
+
+
+def _each_tab(page):
+    """Show each device tab in turn (the first is shown already), yielding its name."""
+    labels = page.locator("article .tabbed-labels label")
+    yield "first tab"
+    for i in range(1, labels.count()):
+        labels.nth(i).click()
+        yield labels.nth(i).inner_text()
+
+
+@pytest.mark.parametrize("slug", ENTRY_PAGES)
+def test_every_table_fits_its_column_at_1280(base_url, browser, slug):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{base_url}{slug}/")
+    checked = 0
+    for tab in _each_tab(page):
+        for t in page.evaluate(_WIDTHS):
+            checked += 1
+            assert t["table"] <= t["column"], f"{slug}, {tab}: table '{t['head']}' is {t['table']} px " \
+                                              f"in a {t['column']} px column"
+    assert checked, f"{slug}: no tables found"
+    page.close()
+
+
+@pytest.mark.parametrize("slug", ENTRY_PAGES)
+def test_no_number_wraps_at_420(base_url, browser, slug):
+    page = browser.new_page(viewport={"width": 420, "height": 900})
+    page.goto(f"{base_url}{slug}/")
+    for tab in _each_tab(page):
+        assert page.evaluate(_WRAPPED) == [], f"{slug}, {tab}: numeric cells wrap"
+    page.close()
+
+
+def test_a_wide_table_at_420_scrolls_with_a_cue(base_url, browser):
+    """Where a table is wider than a phone's column, its container scrolls and draws edge shadows."""
+    page = browser.new_page(viewport={"width": 420, "height": 900})
+    page.goto(f"{base_url}kernel-fusion/")
+    wrap = page.locator("article .md-typeset__scrollwrap").first
+    style = wrap.evaluate("w => [getComputedStyle(w).overflowX, getComputedStyle(w).backgroundImage]")
+    assert style[0] == "auto" and "gradient" in style[1]
+    page.close()
