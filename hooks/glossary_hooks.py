@@ -16,7 +16,7 @@ from mkdocs.structure.files import File, Files
 
 from glossary.build import GlossaryBuild
 from glossary.settings import GlossaryError, Settings
-from glossary.site import render, sitemap
+from glossary.site import plots, render, sitemap
 
 log = get_plugin_logger("glossary")
 
@@ -74,6 +74,9 @@ class _Adapter:
             raise PluginError(str(err)) from None
         return markdown if rendered is None else rendered
 
+    def on_page_content(self, html: str, page, config, files) -> str:
+        return plots.embed_plots(html)
+
     def on_post_build(self, config) -> None:
         leaks = self.build.leak_check(Path(config.site_dir))
         if leaks:
@@ -88,4 +91,5 @@ on_startup = _adapter.on_startup
 on_config = _adapter.on_config
 on_files = _adapter.on_files
 on_page_markdown = _adapter.on_page_markdown
+on_page_content = _adapter.on_page_content
 on_post_build = _adapter.on_post_build

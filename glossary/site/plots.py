@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -316,3 +317,15 @@ def _ticks(xs: list[float]) -> list[float]:
 def _count(value: float) -> str:
     """An axis tick for a count, in binary prefixes: 64K, 1.5M."""
     return units.binary(value, unit="", sep="")
+
+
+# The <img> MkDocs writes for a plot (its src already made relative to the page).
+_PLOT_IMG = re.compile(r'<img alt="([^"]*)" class="glossary-plot" loading="lazy" src="([^"]*)" />')
+
+
+def embed_plots(html: str) -> str:
+    """Each plot's <img> wrapped in an <object> of the same SVG, so a reader's pointer reaches the
+    marks' hover titles; the <img> stays inside as the fallback (pure).  Works on the page's HTML
+    after MkDocs resolved the plot's URL, so it holds for any ``use_directory_urls``."""
+    return _PLOT_IMG.sub(lambda m: f'<object class="glossary-plot" type="image/svg+xml" data="{m.group(2)}" '
+                                   f'aria-label="{m.group(1)}">{m.group(0)}</object>', html)
