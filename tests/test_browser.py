@@ -88,12 +88,13 @@ def test_entry_page_renders_table_and_plot(page, base_url):
     expect(table).to_contain_text("plain copy")
     number = table.locator("tbody tr").first.locator("td").nth(1)
     assert number.evaluate("e => getComputedStyle(e).textAlign") == "right"
-    plot = tab.locator("img.glossary-plot")
+    plot = tab.locator("object.glossary-plot")  # the SVG itself, so its hover titles reach the reader
     plot.scroll_into_view_if_needed()
     expect(plot).to_be_visible()
-    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=plot.element_handle())
-    assert plot.get_attribute("src").endswith("plots/fixture-gpu-a.svg")
-    assert "copy floor" in plot.get_attribute("alt")
+    assert plot.get_attribute("data").endswith("plots/fixture-gpu-a.svg")
+    assert "copy floor" in plot.get_attribute("aria-label")
+    fallback = plot.locator("img.glossary-plot")
+    assert fallback.get_attribute("src").endswith("plots/fixture-gpu-a.svg") and "copy floor" in fallback.get_attribute("alt")
     sweep = tab.locator("table").nth(1)
     expect(sweep.locator("th").first).to_have_text("elements")
     expect(sweep.locator("tbody tr")).to_have_count(2)
@@ -110,9 +111,11 @@ def test_tabs_switch_between_devices(page, base_url):
     expect(blocks.nth(1)).to_be_visible()
     expect(blocks.nth(1)).to_contain_text("Fixture GPU B")
     expect(blocks.nth(0)).to_be_hidden()
-    plot = blocks.nth(1).locator("img.glossary-plot")
+    plot = blocks.nth(1).locator("object.glossary-plot")
     plot.scroll_into_view_if_needed()
-    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=plot.element_handle())
+    expect(plot).to_be_visible()
+    page.wait_for_function("o => o.contentDocument && o.contentDocument.querySelector('svg')",
+                           arg=plot.element_handle())
 
 
 def test_search_finds_a_published_term(page, base_url):

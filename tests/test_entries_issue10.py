@@ -314,8 +314,8 @@ def test_launch_page_shows_host_and_gpu_per_launch_and_plot(entries):
     (device,) = measured.devices
     svg = plots.device_svg(device)
     assert svg.startswith(b"<?xml")
-    for text in (b"Time per launch across the sweep", "µs per launch".encode(), b"64 launches, one chunk each: host",
-                 b"64 launches, one chunk each: GPU"):
+    for text in (b"Time per launch across the sweep", "µs per launch".encode(), b"64 launches: host",
+                 b"64 launches: GPU", b"64 launches, one chunk each, host time at"):
         assert text in svg
     assert b"one: host" not in svg  # one launch per sample: host time per launch says nothing new
     assert "per launch" in plots.alt_text(device)

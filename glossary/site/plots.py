@@ -27,7 +27,9 @@ PALETTE = ("#1f6fb4", "#e07b00", "#2a9d3f", "#c62828", "#7b52ab", "#8c564b", "#0
 
 
 def display_name(row: VariantRow) -> str:
-    """The variant's name on the page: the spec's short label where it has one, else its label."""
+    """The variant's name in a plot's visible text (bar names, legends, point keys), where room is
+    tight: the spec's short label where it has one, else its label.  Hover titles have room and
+    take the full name (``row.display``), as the headline table does."""
     return getattr(row, "short", None) or row.label
 
 
@@ -167,7 +169,7 @@ def _bars(size: SizeView) -> svgplot.Panel:
     for i, (y, r, name) in enumerate(zip(ys, rows, names)):
         panel.bars.append(svgplot.Bar(y=y, value=r.gbps, color=PALETTE[i % len(PALETTE)],
                                       height=0.42 if above else 0.62,
-                                      title=f"{name}: {_figures(r, size.copy_floor_gbps)}"))
+                                      title=f"{r.display}: {_figures(r, size.copy_floor_gbps)}"))
         if above:
             panel.labels.append(svgplot.Label(x=0.0, y=y + 0.21, text=name, dx=1, dy=-4))
         # inside the bar's end where it fits, so the value never crosses the floor line
@@ -193,7 +195,7 @@ def _sweep_panel(view: DeviceView) -> svgplot.Panel:
         name = display_name(first)
         found = [(x, s, r) for x, s in zip(xs, sizes) for r in s.rows if r.name == first.name]
         panel.series.append(_line([(x, r.gbps) for x, _, r in found], PALETTE[i % len(PALETTE)], name, marker="o",
-                                  titles=[f"{name} at {_at(view, s)}: {_figures(r, s.copy_floor_gbps)}"
+                                  titles=[f"{r.display} at {_at(view, s)}: {_figures(r, s.copy_floor_gbps)}"
                                           for x, s, r in found]))
     floor = [(x, s) for x, s in zip(xs, sizes) if s.copy_floor_gbps]
     if floor:
@@ -246,7 +248,7 @@ def _roofline(view: DeviceView) -> svgplot.Panel:
     for i, r in enumerate(rows):
         name = display_name(r)
         key = f"{i + 1}: {name}" if numbered else name
-        title = (f"{name}: {fmt.duration(r.ms)}, {fmt.rate(r.gflops, 'GFLOP/s')} at "
+        title = (f"{r.display}: {fmt.duration(r.ms)}, {fmt.rate(r.gflops, 'GFLOP/s')} at "
                  f"{fmt.significant(r.intensity, 3)} FLOP/B ({fmt.percent(roof.fraction(r))} of the roof)")
         panel.series.append(_line([(r.intensity, r.gflops)], PALETTE[i % len(PALETTE)], key, marker="o",
                                   dash="none", marker_size=5, titles=[title]))
@@ -274,7 +276,7 @@ def _launches(view: DeviceView) -> svgplot.Panel:
                                         ("GPU", "s", "--", lambda r: r.gpu_us_per_launch)):
             panel.series.append(_line(
                 [(x, us(r)) for x, _, r in found], color, f"{name}: {clock}", marker=marker, dash=dash,
-                titles=[f"{name}, {clock} time at {_at(view, s)}: {fmt.duration(us(r) / 1000)} per launch"
+                titles=[f"{r.display}, {clock} time at {_at(view, s)}: {fmt.duration(us(r) / 1000)} per launch"
                         for x, s, r in found]))
     return panel
 
