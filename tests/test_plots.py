@@ -204,3 +204,18 @@ def test_alt_text_of_many_variants_gives_their_count():
                     rows=rows, ratios=(), headline=True)
     alt = plots.alt_text(dataclasses.replace(view(), sizes=(size,)))
     assert alt.startswith("GB/s of 8 versions, from 1 FMAs to 8 FMAs, on Fixture GPU")
+
+
+def test_a_byte_ratio_of_one_draws_no_dashed_line():
+    from glossary.entries.model import load_entries
+    from glossary.verdicts import findings
+    from measure import store
+
+    from pathlib import Path
+
+    entries = load_entries(Path(__file__).resolve().parent.parent / "entries")
+    for slug, has_line in (("launch-overhead", False), ("kernel-fusion", True)):
+        entry = entries[slug]
+        view = findings.collect(entry, store.load_results(entry.folder)).devices[0]
+        svg = plots.device_svg(view).decode()
+        assert ("byte ratio" in svg) is has_line, slug

@@ -215,16 +215,21 @@ def _ratios(view: DeviceView) -> svgplot.Panel:
     sizes = [s for s in view.sizes if s.ratios]
     xs = _xs(view, sizes)
     names = {r.name: display_name(r) for s in sizes for r in s.rows}
-    panel = _size_panel(view, xs, "Speedup across the size sweep", ylabel="time ratio (dashed: byte ratio)")
+    # A byte ratio of 1 (the same bytes, as for launch counts) says nothing: no dashed line then.
+    bytes_differ = any(q.byte_ratio != 1 for q in sizes[0].ratios)
+    panel = _size_panel(view, xs, "Speedup across the size sweep",
+                        ylabel="time ratio (dashed: byte ratio)" if bytes_differ else "time ratio")
     for i, first in enumerate(sizes[0].ratios):
         color = PALETTE[i % len(PALETTE)]
         label = f"{names.get(first.num, first.num)} / {names.get(first.den, first.den)}"
         found = [(x, s, q) for x, s in zip(xs, sizes) for q in s.ratios if (q.num, q.den) == (first.num, first.den)]
         panel.series.append(_line([(x, q.time_ratio) for x, _, q in found], color, label, marker="o",
-                                  titles=[f"{label} at {_at(view, s)}: time {fmt.ratio(q.time_ratio)}, "
-                                          f"bytes {fmt.ratio(q.byte_ratio)}" for x, s, q in found]))
-        panel.refs.append(svgplot.RefLine(first.byte_ratio, at_x=False, color=color, dash="--", width=0.9,
-                                          opacity=0.7, title=f"{label}: byte ratio {fmt.ratio(first.byte_ratio)}"))
+                                  titles=[f"{label} at {_at(view, s)}: time {fmt.ratio(q.time_ratio)}"
+                                          + (f", bytes {fmt.ratio(q.byte_ratio)}" if q.byte_ratio != 1 else "")
+                                          for x, s, q in found]))
+        if first.byte_ratio != 1:
+            panel.refs.append(svgplot.RefLine(first.byte_ratio, at_x=False, color=color, dash="--", width=0.9,
+                                              opacity=0.7, title=f"{label}: byte ratio {fmt.ratio(first.byte_ratio)}"))
     return panel
 
 
