@@ -6,15 +6,13 @@ installs both (.ci/run), so there these tests run.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
 import shutil
-import threading
 from pathlib import Path
 
 import pytest
 
+from serving import build_preview, serve
 from site_fixture import REFUSED_WORDS, build_fixture_site
 
 pytestmark = pytest.mark.browser
@@ -31,21 +29,18 @@ if not CHROMIUM.exists() and not shutil.which("chromium"):  # pragma: no cover
     pytest.skip("chromium is not installed (apt-get install chromium)", allow_module_level=True)
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 - the base class's name
-        pass
-
-
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory):
     """The fixture site, built once and served on localhost."""
-    site = build_fixture_site(tmp_path_factory.mktemp("browser"))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
+    with serve(build_fixture_site(tmp_path_factory.mktemp("browser"))) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def preview_url(tmp_path_factory):
+    """This repository's preview site (drafts included), built once per test session and served."""
+    with serve(build_preview(tmp_path_factory.mktemp("preview") / "site")) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -178,12 +173,8 @@ def hostile_site(request, tmp_path_factory):
 
     site = build_hostile_site(tmp_path_factory.mktemp(f"hostile-{request.param}"),
                               published=request.param == "published")
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield site, f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
+    with serve(site) as url:
+        yield site, url
 
 
 def _assert_nothing_ran(page, where: str, dialogs: list[str]) -> None:

@@ -8,14 +8,9 @@ the scale the page draws it at; one shown as an <object> (or inlined) from its o
 
 from __future__ import annotations
 
-import functools
-import http.server
-import threading
-
 import pytest
 
-from conftest import ROOT, mkdocs
-from test_browser import CHROMIUM_ARGS, _Quiet, browser  # noqa: F401  the shared browser fixture
+from test_browser import browser, preview_url  # noqa: F401  the shared fixtures
 
 pytestmark = pytest.mark.browser
 
@@ -56,20 +51,6 @@ ROOFLINE_TITLES = """async (el) => {
   const group = panel.parentNode.querySelector('g[clip-path]');
   return [...group.querySelectorAll('circle')].map(c => { const t = c.querySelector('title'); return t ? t.textContent : null; });
 }"""
-
-
-@pytest.fixture(scope="module")
-def preview_url(tmp_path_factory):
-    """This repository's preview site (drafts included), built once and served on localhost."""
-    site = tmp_path_factory.mktemp("preview") / "site"
-    run = mkdocs(ROOT, "build", "-d", str(site), env={"GLOSSARY_PREVIEW": "1"})
-    assert run.returncode == 0, run.stderr
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
 
 
 def _page(browser, width: int):  # noqa: F811 - the fixture imported above

@@ -7,13 +7,7 @@ that container, but no numeric cell wraps inside a number.
 
 from __future__ import annotations
 
-import functools
-import http.server
-import os
 import shutil
-import subprocess
-import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -25,7 +19,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 ENTRY_PAGES = ("kernel-fusion", "memory-coalescing", "roofline", "launch-overhead")
 
 try:
-    from playwright.sync_api import sync_playwright
+    import playwright.sync_api  # noqa: F401
 except ImportError:  # pragma: no cover - depends on the machine
     pytest.skip("playwright is not installed (pip install -e '.[test]')", allow_module_level=True)
 if not CHROMIUM.exists() and not shutil.which("chromium"):  # pragma: no cover
@@ -46,33 +40,7 @@ _WRAPPED = """() => [...document.querySelectorAll('article td')].filter(td => td
 }).map(td => td.innerText)"""
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 - the base class's name
-        pass
-
-
-@pytest.fixture(scope="module")
-def base_url(tmp_path_factory):
-    """The preview site of the committed entries (no measuring), built once and served."""
-    site = tmp_path_factory.mktemp("tables-fit") / "site"
-    env = dict(os.environ, GLOSSARY_PREVIEW="1", GLOSSARY_MEASURE="never", NO_MKDOCS_2_WARNING="1",
-               PYTHONPATH=str(ROOT))
-    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-d", str(site)], cwd=ROOT, env=env,
-                   check=True, capture_output=True)
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    executable = str(CHROMIUM) if CHROMIUM.exists() else shutil.which("chromium")
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
-        yield chromium
-        chromium.close()
+from test_browser import browser, preview_url  # noqa: E402,F401,F811  the shared fixtures
 
 
 def _each_tab(page):
@@ -85,9 +53,9 @@ def _each_tab(page):
 
 
 @pytest.mark.parametrize("slug", ENTRY_PAGES)
-def test_every_table_fits_its_column_at_1280(base_url, browser, slug):
+def test_every_table_fits_its_column_at_1280(preview_url, browser, slug):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto(f"{base_url}{slug}/")
+    page.goto(f"{preview_url}{slug}/")
     checked = 0
     for tab in _each_tab(page):
         for t in page.evaluate(_WIDTHS):
@@ -99,18 +67,18 @@ def test_every_table_fits_its_column_at_1280(base_url, browser, slug):
 
 
 @pytest.mark.parametrize("slug", ENTRY_PAGES)
-def test_no_number_wraps_at_420(base_url, browser, slug):
+def test_no_number_wraps_at_420(preview_url, browser, slug):
     page = browser.new_page(viewport={"width": 420, "height": 900})
-    page.goto(f"{base_url}{slug}/")
+    page.goto(f"{preview_url}{slug}/")
     for tab in _each_tab(page):
         assert page.evaluate(_WRAPPED) == [], f"{slug}, {tab}: numeric cells wrap"
     page.close()
 
 
-def test_a_wide_table_at_420_scrolls_with_a_cue(base_url, browser):
+def test_a_wide_table_at_420_scrolls_with_a_cue(preview_url, browser):
     """Where a table is wider than a phone's column, its container scrolls and draws edge shadows."""
     page = browser.new_page(viewport={"width": 420, "height": 900})
-    page.goto(f"{base_url}kernel-fusion/")
+    page.goto(f"{preview_url}kernel-fusion/")
     wrap = page.locator("article .md-typeset__scrollwrap").first
     style = wrap.evaluate("w => [getComputedStyle(w).overflowX, getComputedStyle(w).backgroundImage]")
     assert style[0] == "auto" and "gradient" in style[1]
