@@ -71,6 +71,11 @@ def median_ci_rel(samples: Sequence[float]) -> float:
     return (hi - lo) / 2 / median if median > 0 else math.inf
 
 
+def mean_ci_rel(mean: float, stdev: float, n: int, z: float = 1.96) -> float:
+    """Half the normal-approximation confidence interval of a mean (z s / sqrt(n)) over the mean."""
+    return z * stdev / math.sqrt(n) / mean
+
+
 def pick(stats: dict, statistic: str) -> float:
     """The published statistic (mean, median or min) of a ``summarize`` result."""
     if statistic not in STATISTICS:

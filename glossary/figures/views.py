@@ -314,7 +314,7 @@ def _ci_rel(st: results.Stats, statistic: str, median_ci_rel: float | None) -> f
     if statistic == "median":
         return median_ci_rel
     if statistic == "mean" and st.stdev is not None and st.n and st.mean:
-        return 1.96 * st.stdev / st.n ** 0.5 / st.mean
+        return stats.mean_ci_rel(st.mean, st.stdev, st.n)
     return None
 
 
