@@ -6,7 +6,8 @@ found), building the typed model the rest of the code uses, and emitting the
 JSON Schema that editors use while authors type.
 
 Supported field types: str, int, float, bool, datetime.date, Literal[...],
-list[T], dict[str, T], T | None and nested dataclasses.  Field documentation
+list[T], dict[str, T], T | None, unions of those (``int | str``: the first type the value fits,
+in the order written) and nested dataclasses.  Field documentation
 lives in ``field(metadata={"doc": ...})``; ``doc()`` also takes bounds that are
 checked on load and written into the schema: ``max_items`` (a list's items or a
 mapping's keys, checked before any item is converted, so a huge list costs
@@ -81,6 +82,9 @@ def _type_name(tp: Any) -> str:
         return f"a mapping of names to {_type_name(get_args(tp)[1])}"
     if _is_optional(tp):
         return _type_name(_strip_optional(tp))
+    if _is_union(tp):
+        names = [_type_name(a) for a in get_args(tp)]
+        return ", ".join(names[:-1]) + " or " + names[-1]
     if dataclasses.is_dataclass(tp):
         return f"a mapping with keys {', '.join(f.name for f in dataclasses.fields(tp))}"
     return str(tp)
@@ -88,6 +92,10 @@ def _type_name(tp: Any) -> str:
 
 def _is_optional(tp: Any) -> bool:
     return get_origin(tp) in (Union, types.UnionType) and type(None) in get_args(tp)
+
+
+def _is_union(tp: Any) -> bool:
+    return get_origin(tp) in (Union, types.UnionType)
 
 
 def _strip_optional(tp: Any) -> Any:
@@ -116,6 +124,8 @@ def _convert(tp: Any, value: Any, key: str) -> Any:
         return _convert(_strip_optional(tp), value, key)
     origin = get_origin(tp)
     expected = _type_name(tp)
+    if _is_union(tp):
+        return _convert_union(tp, value, key, expected)
     if dataclasses.is_dataclass(tp):
         return _convert_dataclass(tp, value, key)
     if origin is Literal:
@@ -156,6 +166,24 @@ def _convert(tp: Any, value: Any, key: str) -> Any:
             raise SchemaError(key, f"expected {expected}, found {describe(value)}")
         return value
     raise TypeError(f"unsupported field type {tp!r} at {key}")  # a programming error
+
+
+def _convert_union(tp: Any, value: Any, key: str, expected: str) -> Any:
+    """The value as the first of the union's types it fits (``int | float``: 4 stays an integer).
+
+    A mapping given where one branch is a dataclass is that branch's error (its key named), since
+    the author evidently meant it; anything else that fits no branch names every branch."""
+    options = get_args(tp)
+    for option in options:
+        if dataclasses.is_dataclass(option) and isinstance(value, dict):
+            return _convert_dataclass(option, value, key)
+    for option in options:
+        try:
+            return _convert(option, value, key)
+        except SchemaError as err:
+            if err.key != key:  # a fault inside a fitting container: that branch's own error
+                raise
+    raise SchemaError(key, f"expected {expected}, found {describe(value)}")
 
 
 def _convert_date(value: Any, key: str) -> dt.date:
@@ -256,6 +284,8 @@ def json_schema(cls: type, title: str | None = None) -> dict:
 def _schema(tp: Any, defs: dict[str, dict]) -> dict:
     if _is_optional(tp):
         return {"anyOf": [_schema(_strip_optional(tp), defs), {"type": "null"}]}
+    if _is_union(tp):
+        return {"anyOf": [_schema(a, defs) for a in get_args(tp)]}
     origin = get_origin(tp)
     if dataclasses.is_dataclass(tp):
         name = tp.__name__

@@ -51,8 +51,8 @@ def test_parse_value_units_and_separators():
 def test_parse_csv_skips_prof_lines_and_other_metrics():
     rows = counters.parse_ncu_csv(SAMPLE)
     assert len(rows) == 6
-    assert rows[0] == {"id": 0, "kernel": "scale_bias", "metric": R, "bytes": 67118336.0}
-    assert rows[3]["bytes"] == pytest.approx(65536000.0)
+    assert rows[0] == {"id": 0, "kernel": "scale_bias", "metric": R, "value": 67118336.0}
+    assert rows[3]["value"] == pytest.approx(65536000.0)
     launches = counters.launch_bytes(rows)
     assert [l["kernel"] for l in launches] == ["scale_bias", "gelu", "chain_fused"]
     assert launches[2]["read_bytes"] == pytest.approx(134e6)

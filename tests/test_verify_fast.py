@@ -75,12 +75,13 @@ def test_the_chunked_check_gives_the_whole_checks_answer(monkeypatch):
     def reference(variant, inputs, scalars, params):
         return {"y": (scalars["s"] * inputs["x"]) ** 2}
 
-    out, phases = chunked_check(spec, reference, {"x": x}, {"a": {"y": good}, "b": {"y": good}}, 1000, monkeypatch)
+    a, b = (v.name for v in spec.variants[:2])
+    out, phases = chunked_check(spec, reference, {"x": x}, {a: {"y": good}, b: {"y": good}}, 1000, monkeypatch)
     whole = check_elements(good, ref, spec.rtol, spec.atol)
     assert out == [whole, whole]
     assert phases["reference"] > 0 and phases["check"] >= 0
     with pytest.raises(MeasurementError, match=r"variant b: output y is wrong in 1 of 10001 elements; first at index 7777"):
-        chunked_check(spec, reference, {"x": x}, {"a": {"y": good}, "b": {"y": bad}}, 1000, monkeypatch)
+        chunked_check(spec, reference, {"x": x}, {a: {"y": good}, b: {"y": bad}}, 1000, monkeypatch)
 
 
 def test_a_reference_that_reads_the_variant_is_asked_per_variant_and_chunk(monkeypatch):
@@ -88,13 +89,15 @@ def test_a_reference_that_reads_the_variant_is_asked_per_variant_and_chunk(monke
     x = workspace.fill_input(1, 1, 3000, "float32", "uniform")
     asked = []
 
+    a, b = (v.name for v in spec.variants[:2])
+
     def reference(variant, inputs, scalars, params):
         asked.append((variant, len(inputs["x"])))
-        return {"y": inputs["x"] * (1.0 if variant == "a" else 2.0)}
+        return {"y": inputs["x"] * (1.0 if variant == a else 2.0)}
 
-    got = {"a": {"y": x.copy()}, "b": {"y": (2 * x).astype(np.float32)}}
+    got = {a: {"y": x.copy()}, b: {"y": (2 * x).astype(np.float32)}}
     chunked_check(spec, reference, {"x": x}, got, 1000, monkeypatch)
-    assert sorted(asked) == sorted([(v, 1000) for v in "ab" for _ in range(3)])
+    assert sorted(asked) == sorted([(v, 1000) for v in (a, b) for _ in range(3)])
 
 
 @pytest.mark.parametrize("reference, why", [

@@ -41,11 +41,11 @@ def describe(claim: Claim, spec: MeasureSpec) -> str:
         "speedup_matches_counted": f"{num} / {den} time ratio matches the ratio of DRAM bytes "
                                    f"counted within {tol}",
         "counter_bytes_match": f"DRAM counter bytes of {variant} match the prediction within {tol}",
-        "fraction_of_floor": f"{variant} reaches at least {100 * claim.at_least:.0f}% of the copy floor",
-        "overfetch": f"DRAM moves at least {claim.at_least:g}× the useful bytes of {variant}",
-        "fraction_of_roof": f"{variant} reaches at least {100 * claim.at_least:.0f}% of the measured "
+        "fraction_of_floor": f"{variant} reaches at least {100 * claim.lower:.0f}% of the copy floor",
+        "overfetch": f"DRAM moves at least {claim.lower:g}× the useful bytes of {variant}",
+        "fraction_of_roof": f"{variant} reaches at least {100 * claim.lower:.0f}% of the measured "
                             f"roofline at its intensity",
-        "launch_bound": f"{variant} takes the host at least {claim.at_least:g}× its GPU time",
+        "launch_bound": f"{variant} takes the host at least {claim.lower:g}× its GPU time",
     }[claim.kind]
     return text + _size_note(claim)
 
@@ -105,7 +105,7 @@ def _reaches(value: float, claim: Claim) -> str:
     """The verdict of a bounded claim: at least ``at_least``, or at most ``at_most`` where given."""
     if claim.at_most is not None:
         return "holds" if value <= claim.at_most else "fails"
-    return "holds" if value >= claim.at_least else "fails"
+    return "holds" if value >= claim.lower else "fails"
 
 
 def _speedup_bytes(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tuple[str, str]:

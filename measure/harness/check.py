@@ -16,7 +16,8 @@ from measure.harness.errors import MeasurementError
 from measure.harness.launches import Call
 from measure.harness.session import GpuSession
 from measure.harness.workspace import NP_DTYPES, Workspace, poison
-from measure.spec import MeasureSpec, Variant
+from measure.spec import MeasureSpec
+from measure.spec.sweep import MeasuredVariant
 
 
 def check_elements(got: np.ndarray, ref: np.ndarray, rtol: float, atol: float) -> dict:
@@ -121,13 +122,22 @@ class Expected:
         self.shared = not reads_variant(reference)
         self._cache: dict[str | None, Any] = {}
 
-    def outputs(self, variant: str) -> Any:
-        key = None if self.shared else variant
+    def outputs(self, variant: MeasuredVariant) -> Any:
+        """The reference's answer for a measured variant: asked about its base name, with its sweep
+        point among the params (``ask``)."""
+        base, params = ask(variant, self.params)
+        key = (None if self.shared else base, tuple(variant.point.items()))
         if key not in self._cache:
             self._cache.clear()  # one variant's float64 outputs at a time: they can be gigabytes
             with self.in_phase():
-                self._cache[key] = self.reference(variant, self.inputs64, self.scalars, dict(self.params))
+                self._cache[key] = self.reference(base, self.inputs64, self.scalars, params)
         return self._cache[key]
+
+
+def ask(variant: MeasuredVariant, params: dict[str, int]) -> tuple[str, dict[str, int]]:
+    """What the reference is called with for a measured variant: its base name, and the size
+    parameters with its sweep point."""
+    return variant.base, {**params, **variant.point}
 
 
 class HostBuffers:
@@ -145,7 +155,7 @@ class HostBuffers:
         return arr[:count]
 
 
-def run_variant(spec: MeasureSpec, variant: Variant, calls: list[Call], ws: Workspace, gpu: GpuSession,
+def run_variant(spec: MeasureSpec, variant: MeasuredVariant, calls: list[Call], ws: Workspace, gpu: GpuSession,
                 label: str, host: HostBuffers | None = None, slot: int = 0) -> dict[str, np.ndarray]:
     """Poison, run the variant once with a sync after every launch, and copy its outputs to the host
     (into ``host``'s arrays of ``slot`` where given, else new ones)."""
@@ -191,14 +201,15 @@ def expected_outputs(expected: Any, spec: MeasureSpec, label: str, elements: dic
 
 def wrong_output(label: str, name: str, result: dict, spec: MeasureSpec) -> MeasurementError:
     bad = result["first_bad"]
+    rtol, atol = spec.tolerance(name)
     return MeasurementError(
         f"{label}: output {name} is wrong in {result['bad']} of {result['elements_checked']} elements"
         f"{nan_note(result['nan'])}; first at index {bad['index']}: "
         f"got {bad['got']!r}, expected {bad['expected']!r} "
-        f"(tolerance {spec.atol} + {spec.rtol} x |expected|). Nothing was recorded.")
+        f"(tolerance {atol} + {rtol} x |expected|). Nothing was recorded.")
 
 
-def check_variant(slug: str, spec: MeasureSpec, variant: Variant, calls: list[Call], ws: Workspace,
+def check_variant(slug: str, spec: MeasureSpec, variant: MeasuredVariant, calls: list[Call], ws: Workspace,
                   gpu: GpuSession, expected_outputs_of: Expected, params: dict[str, int]) -> list[dict]:
     """Poison, run once with a sync after every launch, compare every output element with the
     reference computed over the whole size.
@@ -208,13 +219,13 @@ def check_variant(slug: str, spec: MeasureSpec, variant: Variant, calls: list[Ca
     label = f"{slug}: {stats.size_label(params)} variant {variant.name}"
     got = run_variant(spec, variant, calls, ws, gpu, label)
     try:
-        answer = expected_outputs_of.outputs(variant.name)
+        answer = expected_outputs_of.outputs(variant)
     except Exception:
         raise MeasurementError(f"{label}: the reference raised:\n{traceback.format_exc(limit=3)}") from None
     expected = expected_outputs(answer, spec, label, {n: g.size for n, g in got.items()})
     checks = []
     for name in output_names(spec):
-        result = check_elements(got[name], expected[name], spec.rtol, spec.atol)
+        result = check_elements(got[name], expected[name], *spec.tolerance(name))
         if not result["ok"]:
             raise wrong_output(label, name, result, spec)
         checks.append(result)

@@ -16,6 +16,7 @@ import shlex
 import subprocess
 import tempfile
 import traceback
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -37,26 +38,32 @@ def find_nvcc() -> str | None:
 
 
 def nvcc_command(spec: MeasureSpec, source_path: Path, arch: str, output: Path,
-                 nvcc: str = "nvcc") -> list[str]:
+                 nvcc: str = "nvcc", extra: tuple[str, ...] = ()) -> list[str]:
     """The nvcc argv that builds ``source_path`` into a cubin for ``arch``.
 
-    Same flag order as pycuda's compile (``--cubin``, the spec's flags, ``-arch``,
-    the entry folder as include path), so CPU and GPU builds agree.
+    Same flag order as pycuda's compile (``--cubin``, the spec's flags, a variant's own options
+    ``extra``, ``-arch``, the entry folder as include path), so CPU and GPU builds agree.
     """
     source_path = Path(source_path)
-    return [nvcc, "--cubin", *spec.nvcc_flags, "-arch", arch,
+    return [nvcc, "--cubin", *spec.nvcc_flags, *extra, "-arch", arch,
             f"-I{source_path.parent}", "-o", str(output), str(source_path)]
 
 
+def module_options(spec: MeasureSpec, limits: dict[str, int]) -> dict[str, tuple[str, ...]]:
+    """Each measured variant's own nvcc options (defines, register limit) with the device names
+    bound to ``limits``: variants with the same options share a module."""
+    return {v.name: v.compile_options(limits) for v in spec.measured_variants}
+
+
 def compile_cubin(spec: MeasureSpec, source_path: Path, arch: str, output: Path,
-                  nvcc: str | None = None, timeout_s: float = 300.0) -> Path:
+                  nvcc: str | None = None, timeout_s: float = 300.0, extra: tuple[str, ...] = ()) -> Path:
     """Compile one kernel source to a cubin; raises NvccError with nvcc's output on failure."""
     exe = nvcc or find_nvcc()
     if exe is None:
         raise NvccError("nvcc was not found (set $NVCC or put it on PATH)")
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
-    cmd = nvcc_command(spec, source_path, arch, output, nvcc=exe)
+    cmd = nvcc_command(spec, source_path, arch, output, nvcc=exe, extra=extra)
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
     except (OSError, subprocess.TimeoutExpired) as err:
@@ -68,9 +75,9 @@ def compile_cubin(spec: MeasureSpec, source_path: Path, arch: str, output: Path,
 
 
 def pycuda_command(spec: MeasureSpec, arch: str, include_dirs: list[str],
-                   pycuda_include: str, nvcc: str = "nvcc") -> list[str]:
-    """The argv pycuda's SourceModule runs (it compiles a temporary copy named kernel.cu)."""
-    return [nvcc, "--cubin", *spec.nvcc_flags, "-arch", arch,
+                   pycuda_include: str, nvcc: str = "nvcc", extra: tuple[str, ...] = ()) -> list[str]:
+    """The argv pycuda's compile runs (it compiles a temporary copy named kernel.cu)."""
+    return [nvcc, "--cubin", *spec.nvcc_flags, *extra, "-arch", arch,
             *(f"-I{d}" for d in [*include_dirs, pycuda_include]), "kernel.cu"]
 
 
@@ -138,36 +145,71 @@ def load_reference(slug: str, entry_dir: Path, spec: MeasureSpec) -> Callable:
     return fn
 
 
-def compile_kernels(slug: str, entry_dir: Path, spec: MeasureSpec, gpu: GpuSession,
-                    cache_dir: str) -> tuple[dict[str, Any], list[str]]:
-    """Kernel name -> function, across all sources; plus the exact nvcc command of each source."""
+@dataclass
+class Built:
+    """An entry's kernels as loaded: each measured variant's functions (its own module where its
+    options differ), the cubins they came from, and the exact nvcc command of each build."""
+    functions: dict[str, dict[str, Any]] = field(default_factory=dict)   # variant -> kernel -> function
+    cubins: dict[str, dict[str, bytes]] = field(default_factory=dict)    # variant -> kernel -> cubin
+    commands: dict[str, str] = field(default_factory=dict)               # variant -> '; '-joined commands
+
+    @property
+    def distinct_commands(self) -> list[str]:
+        return list(dict.fromkeys(c for joined in self.commands.values() for c in joined.split("; ")))
+
+
+def compile_kernels(slug: str, entry_dir: Path, spec: MeasureSpec, gpu: GpuSession, cache_dir: str) -> Built:
+    """Every measured variant's kernels, compiled once per distinct set of options and loaded."""
     import pycuda
-    from pycuda.compiler import SourceModule
+    from pycuda.compiler import compile as pycuda_compile
     drv = gpu.drv
     pycuda_include = str(Path(pycuda.__file__).resolve().parent / "cuda")
-    functions: dict[str, Any] = {}
-    commands = []
+    options = module_options(spec, gpu.limits)
+    built = Built()
+    modules: dict[tuple[str, ...], tuple[dict, dict, str]] = {}
+    for variant in spec.measured_variants:
+        extra = options[variant.name]
+        if extra not in modules:
+            modules[extra] = _build(slug, entry_dir, spec, gpu, cache_dir, extra, pycuda_compile, pycuda_include)
+        functions, cubins, command = modules[extra]
+        wanted = {launch.kernel for launch in variant.launches}
+        missing = sorted(wanted - set(functions))
+        if missing:
+            raise MeasurementError(f"{slug}: kernel(s) {', '.join(missing)} not found in {', '.join(spec.sources)} "
+                                   f"(declare them extern \"C\" __global__)")
+        built.functions[variant.name] = {k: functions[k] for k in wanted}
+        built.cubins[variant.name] = {k: cubins[k] for k in wanted}
+        built.commands[variant.name] = command
+    return built
+
+
+def _build(slug: str, entry_dir: Path, spec: MeasureSpec, gpu: GpuSession, cache_dir: str, extra: tuple[str, ...],
+           pycuda_compile: Callable, pycuda_include: str) -> tuple[dict, dict, str]:
+    """One module per source with ``extra`` options: (kernel -> function, kernel -> cubin, commands)."""
+    drv = gpu.drv
     wanted = {launch.kernel for v in spec.variants for launch in v.launches}
+    functions: dict[str, Any] = {}
+    cubins: dict[str, bytes] = {}
+    commands = []
+    shown = f" with {' '.join(extra)}" if extra else ""
     for rel in spec.sources:
         path = _inside(entry_dir, rel, "kernel source")
         text = path.read_text(encoding="utf-8")
         # pycuda compiles a temporary copy, so quoted includes need the entry folder on the path.
         include = [str(path.parent)] if re.search(r'#\s*include\s*"', text) else []
-        commands.append(" ".join(pycuda_command(spec, gpu.arch, include, pycuda_include)))
+        commands.append(" ".join(pycuda_command(spec, gpu.arch, include, pycuda_include, extra=extra)))
         try:
-            mod = SourceModule(text, options=list(spec.nvcc_flags), arch=gpu.arch,
-                               no_extern_c=True, cache_dir=cache_dir, include_dirs=include)
+            cubin = pycuda_compile(text, options=[*spec.nvcc_flags, *extra], arch=gpu.arch, no_extern_c=True,
+                                   cache_dir=cache_dir, include_dirs=include)
         except drv.CompileError as err:
             detail = (getattr(err, "stderr", "") or getattr(err, "stdout", "") or str(err)).strip()
-            raise MeasurementError(f"{slug}: nvcc failed on {rel} for {gpu.arch}:\n{detail}") from None
+            raise MeasurementError(f"{slug}: nvcc failed on {rel} for {gpu.arch}{shown}:\n{detail}") from None
+        mod = drv.module_from_buffer(cubin)
         gpu.modules.append(mod)
         for name in sorted(wanted - set(functions)):
             try:
                 functions[name] = mod.get_function(name)
+                cubins[name] = cubin
             except drv.Error:
-                continue  # defined in another source, or missing (reported below)
-    missing = sorted(wanted - set(functions))
-    if missing:
-        raise MeasurementError(f"{slug}: kernel(s) {', '.join(missing)} not found in {', '.join(spec.sources)} "
-                               f"(declare them extern \"C\" __global__)")
-    return functions, commands
+                continue  # defined in another source, or missing (reported by the caller)
+    return functions, cubins, "; ".join(commands)

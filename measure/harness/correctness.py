@@ -29,14 +29,15 @@ import numpy as np
 
 from measure import stats
 from measure.harness import parallel
-from measure.harness.check import (Expected, HostBuffers, check_chunk, check_variant, expected_outputs, merge_checks,
-                                   output_names, reads_variant, run_variant, wrong_output)
+from measure.harness.check import (Expected, HostBuffers, ask, check_chunk, check_variant, expected_outputs,
+                                   merge_checks, output_names, reads_variant, run_variant, wrong_output)
 from measure.harness.errors import MeasurementError
 from measure.harness.launches import Call
 from measure.harness.phases import PhaseClock
 from measure.harness.session import GpuSession
 from measure.harness.workspace import NP_DTYPES, Workspace
 from measure.spec import MeasureSpec
+from measure.spec.sweep import MeasuredVariant
 
 # How closely the chunked reference must match the whole one: float64 rounding differences only.
 CHUNKING_RTOL = 1e-12
@@ -57,13 +58,13 @@ def check_size(slug: str, spec: MeasureSpec, calls: dict[str, list[Call]], ws: W
     from size to size.  A wrong output is a MeasurementError.
     """
     label = f"{slug}: {stats.size_label(params)}"
-    scalars = float32_scalars(spec)
+    scalars = kernel_scalars(spec)
     if not spec.reference_elementwise:
         with clock.phase("reference"):
             expected = Expected(reference, {k: parallel.as_float64(v) for k, v in ws.inputs.items()}, scalars,
                                 params, in_phase=lambda: clock.phase("reference"))
         checks = []
-        for v in spec.variants:
+        for v in spec.measured_variants:
             progress(f"{label} checking {v.name}")
             checks += check_variant(slug, spec, v, calls[v.name], ws, gpu, expected, params)
             checked(v.name)
@@ -75,9 +76,15 @@ def check_size(slug: str, spec: MeasureSpec, calls: dict[str, list[Call]], ws: W
     return checks
 
 
-def float32_scalars(spec: MeasureSpec) -> dict[str, float]:
-    """The scalars as the kernels received them (float32), so both sides compute the same function."""
-    return {k: float(np.float32(v)) for k, v in spec.scalars.items()}
+def kernel_scalars(spec: MeasureSpec) -> dict[str, float | int]:
+    """The scalars as the kernels received them (a float32 rounded to float32, an integer as an
+    int), so both sides compute the same function."""
+    out: dict[str, float | int] = {}
+    for name in spec.scalars:
+        kind, value = spec.scalar(name)
+        out[name] = float(np.float32(value)) if kind == "float32" else float(value) if kind == "float64" \
+            else int(value)
+    return out
 
 
 @dataclass
@@ -124,7 +131,7 @@ def start_check(label: str, spec: MeasureSpec, calls: dict[str, list[Call]], ws:
             verify_elementwise(label, spec, reference, ws.inputs, scalars, params)
     started = time.perf_counter()
     got = {}
-    chosen = [v for v in spec.variants if variants is None or v.name in variants]
+    chosen = [v for v in spec.measured_variants if variants is None or v.name in variants]
     for slot, v in enumerate(chosen):
         progress(f"{label} running {v.name}")
         got[v.name] = run_variant(spec, v, calls[v.name], ws, gpu, f"{label} variant {v.name}", host, slot)
@@ -139,7 +146,7 @@ def host_groups(spec: MeasureSpec, counts: dict[str, int], budget: int = HOST_BU
     budget = min(budget, host_memory() // 4 or budget)
     per_variant = sum(counts[n] * np.dtype(NP_DTYPES[spec.buffers[n].dtype]).itemsize for n in output_names(spec))
     groups: list[list[str]] = []
-    for v in spec.variants:
+    for v in spec.measured_variants:
         if groups and (len(groups[-1]) + 1) * per_variant <= budget:
             groups[-1].append(v.name)
         else:
@@ -154,12 +161,14 @@ def host_memory() -> int:
         return 0
 
 
-def reference_chunk(reference: Callable, variant: str, inputs: dict[str, np.ndarray], scalars: dict[str, float],
-                    params: dict[str, int], start: int, stop: int, spec: MeasureSpec, label: str) -> dict[str, np.ndarray]:
+def reference_chunk(reference: Callable, variant: MeasuredVariant, inputs: dict[str, np.ndarray],
+                    scalars: dict[str, float], params: dict[str, int], start: int, stop: int, spec: MeasureSpec,
+                    label: str) -> dict[str, np.ndarray]:
     """The reference's answer for elements [start, stop) of every input, checked for shape."""
     piece = {k: np.asarray(v[start:stop], dtype=np.float64) for k, v in inputs.items()}
+    base, asked_params = ask(variant, params)
     try:
-        answer = reference(variant, piece, scalars, dict(params))
+        answer = reference(base, piece, scalars, asked_params)
     except Exception:
         raise MeasurementError(f"{label}: the reference raised on elements {start:,} to {stop:,} (it is called "
                                f"on chunks because the spec says reference_elementwise: true):\n"
@@ -176,17 +185,23 @@ def check_chunked(label: str, spec: MeasureSpec, reference: Callable, inputs: di
     The pass's wall time is split between "reference" and "check" in proportion to the thread
     time each took."""
     outputs = output_names(spec)
+    tolerances = {o: spec.tolerance(o) for o in outputs}
     count = next(iter(next(iter(got.values())).values())).size
     shared = not reads_variant(reference)
     started = time.perf_counter()
 
+    measured = {v.name: v for v in spec.measured_variants}
+    # One reference per variant, or per sweep point where the reference never reads the variant.
+    stand_in = {v: (v if not shared else next(w for w in got if measured[w].point == measured[v].point))
+                for v in got}
+
     def work(start: int, stop: int) -> tuple[dict, float, float]:
         t0 = time.perf_counter()
-        asked = [next(iter(got))] if shared else list(got)
-        refs = {v: reference_chunk(reference, v, inputs, scalars, params, start, stop, spec, label) for v in asked}
+        refs = {v: reference_chunk(reference, measured[v], inputs, scalars, params, start, stop, spec, label)
+                for v in dict.fromkeys(stand_in.values())}
         t1 = time.perf_counter()
-        parts = {(v, o): check_chunk(got[v][o][start:stop], refs[asked[0] if shared else v][o], start,
-                                     spec.rtol, spec.atol) for v in got for o in outputs}
+        parts = {(v, o): check_chunk(got[v][o][start:stop], refs[stand_in[v]][o], start,
+                                     *tolerances[o]) for v in got for o in outputs}
         return parts, t1 - t0, time.perf_counter() - t1
 
     answers = parallel.map_chunks(work, count)
@@ -211,7 +226,10 @@ def verify_elementwise(label: str, spec: MeasureSpec, reference: Callable, input
     count = min(VERIFY_ELEMENTS, next(iter(inputs.values())).size) if inputs else 0
     if count < 3:
         return
-    asked = [spec.variants[0].name] if not reads_variant(reference) else [v.name for v in spec.variants]
+    variants = spec.measured_variants
+    # every variant, or one per sweep point where the reference never reads the variant
+    asked = list({tuple(v.point.items()): v for v in variants}.values()) if not reads_variant(reference) \
+        else list(variants)
     cuts = [0, count // 3 + 1, (2 * count) // 3 + 1, count]
     for variant in asked:
         whole = reference_chunk(reference, variant, inputs, scalars, params, 0, count, spec, label)
@@ -225,5 +243,5 @@ def verify_elementwise(label: str, spec: MeasureSpec, reference: Callable, input
                         f"{label}: the spec says reference_elementwise: true, but the reference computed on "
                         f"elements {start:,} to {stop:,} differs from the reference computed on elements 0 to "
                         f"{count:,} at once: output {name}[{start + i}] is {values[i]!r} in the piece and {whole[name][start + i]!r} in the "
-                        f"whole (variant {variant}). Its outputs depend on more than the same element of the "
+                        f"whole (variant {variant.name}). Its outputs depend on more than the same element of the "
                         f"inputs; remove reference_elementwise from the spec. Nothing was recorded.")

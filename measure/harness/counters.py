@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import difflib
 import functools
 import io
 import json
@@ -29,6 +30,7 @@ from typing import Callable
 
 from measure import stats, tools
 from measure.spec import MeasureSpec
+from measure.spec.model import Metric
 
 METRICS = ("dram__bytes_read.sum", "dram__bytes_write.sum")
 CACHE_CONTROLS = {"flushed": "all", "unflushed": "none"}
@@ -47,21 +49,34 @@ class CounterError(RuntimeError):
     """ncu ran but its output cannot be used; the message says why."""
 
 
-def parse_value(text: str, unit: str) -> float:
-    """'67,118,336' 'byte' -> 67118336.0; '67.12' 'Mbyte' -> 67120000.0."""
+def parse_value(text: str, unit: str, metric: str = "dram__bytes_read.sum") -> float:
+    """'67,118,336' 'byte' -> 67118336.0; '67.12' 'Mbyte' -> 67120000.0; a metric of another
+    unit ('%', 'inst', 'cycle', 'request', ...) is its number as printed (ncu runs with
+    --print-units base, so none is scaled)."""
     key = unit.strip().lower()
-    if key not in _UNIT_SCALE:
+    is_bytes = metric.startswith("dram__bytes") or key in _UNIT_SCALE and key not in ("",)
+    if is_bytes and key not in _UNIT_SCALE:
         raise CounterError(f"unknown ncu unit {unit!r} for value {text!r}")
     cleaned = text.strip().replace(",", "")
     try:
         value = float(cleaned)
     except ValueError:
-        raise CounterError(f"ncu value {text!r} is not a number") from None
-    return value * _UNIT_SCALE[key]
+        raise CounterError(f"ncu value {text!r} of {metric} is not a number") from None
+    return value * (_UNIT_SCALE[key] if is_bytes else 1.0)
 
 
-def parse_ncu_csv(text: str) -> list[dict]:
-    """Rows of ncu ``--csv`` output: [{"id", "kernel", "metric", "bytes"}] in file order.
+def metric_names(spec: MeasureSpec) -> tuple[str, ...]:
+    """Every ncu metric a counter pass reads: the DRAM bytes, then each declared metric and its
+    request metric, once each."""
+    names = list(METRICS)
+    for m in spec.metrics:
+        names += [m.metric] + ([m.request] if m.request else [])
+    return tuple(dict.fromkeys(names))
+
+
+def parse_ncu_csv(text: str, wanted: tuple[str, ...] = METRICS) -> list[dict]:
+    """Rows of ncu ``--csv`` output: [{"id", "kernel", "metric", "value"}] in file order, for the
+    metrics ``wanted``.
 
     Lines before the CSV header (``==PROF==`` messages, the program's own output)
     are skipped; the header is the line whose first field is "ID".
@@ -78,36 +93,68 @@ def parse_ncu_csv(text: str) -> list[dict]:
         raise CounterError(f"ncu CSV lacks column(s) {', '.join(sorted(missing))}")
     rows = []
     for rec in reader:
-        if rec["Metric Name"] not in METRICS:
+        if rec["Metric Name"] not in wanted:
             continue
         rows.append({"id": int(rec["ID"]), "kernel": rec["Kernel Name"], "metric": rec["Metric Name"],
-                     "bytes": parse_value(rec["Metric Value"], rec["Metric Unit"])})
+                     "value": parse_value(rec["Metric Value"], rec["Metric Unit"], rec["Metric Name"])})
     if not rows:
         raise CounterError(f"ncu CSV has no {' or '.join(METRICS)} rows")
     return rows
 
 
-def launch_bytes(rows: list[dict]) -> list[dict]:
-    """One record per profiled launch, in launch order: {"id", "kernel", "read_bytes", "write_bytes"}."""
+def launch_bytes(rows: list[dict], wanted: tuple[str, ...] = METRICS) -> list[dict]:
+    """One record per profiled launch, in launch order: {"id", "kernel", "read_bytes", "write_bytes",
+    "values": {metric: value}} (``values`` holds every metric read, the DRAM bytes among them)."""
     by_id: dict[int, dict] = {}
     for row in rows:
         rec = by_id.setdefault(row["id"], {"id": row["id"], "kernel": row["kernel"],
-                                           "read_bytes": None, "write_bytes": None})
-        key = "read_bytes" if row["metric"] == "dram__bytes_read.sum" else "write_bytes"
-        rec[key] = row["bytes"]
+                                           "read_bytes": None, "write_bytes": None, "values": {}})
+        rec["values"][row["metric"]] = row["value"]
+        if row["metric"] in METRICS:
+            rec["read_bytes" if row["metric"] == "dram__bytes_read.sum" else "write_bytes"] = row["value"]
     out = [by_id[i] for i in sorted(by_id)]
     for rec in out:
         if rec["read_bytes"] is None or rec["write_bytes"] is None:
             raise CounterError(f"ncu reported only one of the DRAM metrics for launch {rec['id']} ({rec['kernel']})")
+        missing = [m for m in wanted if m not in rec["values"]]
+        if missing:
+            raise CounterError(f"ncu reported no {', '.join(missing)} for launch {rec['id']} ({rec['kernel']}); "
+                               f"the metric may not exist on this GPU")
     return out
 
 
+def combine_metric(metric: Metric, launches: list[tuple[dict, int]], elements: int) -> dict:
+    """A declared metric of one variant from its profiled launches ((launch record, repeat) pairs),
+    combined as ``metric.per`` says (pure)."""
+    per_kernel, total, requests, count = [], 0.0, 0.0, 0
+    for got, reps in launches:
+        value = got["values"][metric.metric]
+        asked = got["values"].get(metric.request) if metric.request else None
+        per_kernel.append({"kernel": got["kernel"], "value": value, "requests": asked, "repeat": reps})
+        total += value * reps
+        requests += (asked or 0.0) * reps
+        count += reps
+    if metric.per == "element":
+        value = total / elements
+    elif metric.per == "launch":
+        value = total / count
+    elif metric.per == "request":
+        value = total / requests if requests else 0.0
+    elif metric.per == "average":
+        value = total / count
+    else:
+        value = total
+    return {"value": value, "total": total, "unit": metric.unit, "per": metric.per, "metric": metric.metric,
+            "requests": requests if metric.request else None, "per_kernel": per_kernel}
+
+
 def variant_counters(launches: list[dict], manifest: list[dict], elements: int,
-                     cache_control: str) -> dict[str, dict]:
+                     cache_control: str, metrics: tuple[Metric, ...] = ()) -> dict[str, dict]:
     """Match profiled launches to the manifest the profiled process wrote, sum per variant.
 
     ``manifest`` lists {"variant", "launch", "kernel", "repeat"} in launch order.
     A repeated launch is profiled once (its first instance) and counted ``repeat`` times.
+    Declared ``metrics`` are combined per variant (``combine_metric``).
     """
     if len(launches) != len(manifest):
         raise CounterError(f"ncu profiled {len(launches)} launches, but the process made {len(manifest)} "
@@ -128,6 +175,12 @@ def variant_counters(launches: list[dict], manifest: list[dict], elements: int,
                                   "repeat": reps})
     for rec in out.values():
         rec["dram_bytes_per_elem"] = stats.bytes_per_elem(rec["read_bytes"] + rec["write_bytes"], elements)
+    if metrics:
+        mine: dict[str, list[tuple[dict, int]]] = {}
+        for got, want in zip(launches, manifest):
+            mine.setdefault(want["variant"], []).append((got, int(want.get("repeat", 1))))
+        for name, pairs in mine.items():
+            out[name]["metrics"] = {m.name: combine_metric(m, pairs, elements) for m in metrics}
     return out
 
 
@@ -144,12 +197,58 @@ def ncu_version(ncu: str) -> str | None:
 
 
 def ncu_command(ncu: str, cache_control: str, kernels: list[str], log_file: Path,
-                child: list[str]) -> list[str]:
-    """The ncu argv profiling ``child`` for the DRAM metrics of ``kernels`` only."""
+                child: list[str], metrics: tuple[str, ...] = METRICS) -> list[str]:
+    """The ncu argv profiling ``child`` for ``metrics`` (the DRAM bytes by default) of ``kernels`` only."""
     names = "|".join(re.escape(k) for k in sorted(set(kernels)))
+    units = ["--print-units", "base"] if tuple(metrics) != METRICS else []
     return [ncu, "--clock-control", CLOCK_CONTROL, "--cache-control", cache_control,
-            "--metrics", ",".join(METRICS), "--csv", "--log-file", str(log_file),
+            "--metrics", ",".join(metrics), *units, "--csv", "--log-file", str(log_file),
             "--target-processes", "all", "-k", f"regex:^({names})$", *child]
+
+
+@functools.cache
+def known_metrics(ncu: str) -> frozenset[str] | None:
+    """The base metric names ncu knows for the GPU present (``ncu --query-metrics``), or None where
+    it cannot say (no GPU, an ncu that will not run)."""
+    try:
+        proc = subprocess.run([ncu, "--query-metrics"], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    names = {m.group(1) for line in proc.stdout.splitlines() if (m := _QUERY_ROW.match(line))}
+    return frozenset(names) if proc.returncode == 0 and names else None
+
+
+_QUERY_ROW = re.compile(r"^([a-z0-9_]+__[A-Za-z0-9_]+)\s")
+
+
+def unknown_metrics(spec: MeasureSpec, known: frozenset[str]) -> list[str]:
+    """One sentence per declared metric (or request metric) whose base name ncu does not know (pure)."""
+    problems = []
+    for i, m in enumerate(spec.metrics):
+        for key in ("metric", "request"):
+            name = getattr(m, key)
+            if name is None or name.split(".")[0] in known:
+                continue
+            close = difflib.get_close_matches(name.split(".")[0], sorted(known), n=3, cutoff=0.6)
+            hint = f"; close: {', '.join(close)}" if close else ""
+            problems.append(f"measure.metrics[{i}].{key}: ncu knows no metric {name.split('.')[0]!r} "
+                            f"(the base of {name!r}){hint}")
+    return problems
+
+
+def check_metrics(spec: MeasureSpec, gpu_name: str) -> None:
+    """Refuse, before any timing, a declared metric ncu does not know on this GPU; the error lists
+    what it knows that comes closest.  Nothing is checked where ncu is missing or cannot answer (the
+    counter pass then records why)."""
+    ncu = find_ncu()
+    known = known_metrics(ncu) if ncu else None
+    if known is None:
+        return
+    problems = unknown_metrics(spec, known)
+    if problems:
+        from measure.harness.errors import MeasurementError
+        raise MeasurementError("; ".join(problems) + f". ncu {ncu_version(ncu)} on {gpu_name} knows "
+                               f"{len(known):,} metrics: `ncu --query-metrics` lists them. Nothing was timed.")
 
 
 def spec_to_json(spec: MeasureSpec) -> str:
@@ -178,13 +277,13 @@ def pass_summary(spec: MeasureSpec, version: str | None, params: dict[str, int])
     """A size's counter summary as a successful pass records it (without the per-variant records)."""
     kernels = [launch.kernel for v in spec.variants for launch in v.launches]
     return {"status": "ok", "ncu_version": version, "size": dict(params),
-            "metrics": list(METRICS), "clock_control": CLOCK_CONTROL,
+            "metrics": list(metric_names(spec)), "clock_control": CLOCK_CONTROL,
             "flushed_means": "ncu --cache-control all: caches flushed before every kernel",
             "unflushed_means": "ncu --cache-control none; the L2 written over before each variant "
                                "as in the timed runs" if spec.timing.l2_flush else
                                "ncu --cache-control none; no flush, as in the timed runs",
             "command": " ".join(ncu_command("ncu", "<all|none>", kernels, Path("<log>"),
-                                            ["python3", "-m", PROFILE_MAIN, "..."]))}
+                                            ["python3", "-m", PROFILE_MAIN, "..."], metric_names(spec)))}
 
 
 def run_counter_passes(slug: str, entry_dir: Path, spec: MeasureSpec, sizes: list[tuple[dict[str, int], int]],
@@ -205,6 +304,7 @@ def run_counter_passes(slug: str, entry_dir: Path, spec: MeasureSpec, sizes: lis
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
     kernels = [launch.kernel for v in spec.variants for launch in v.launches]
+    wanted = metric_names(spec)
     version = ncu_version(ncu)
     results = [dict(pass_summary(spec, version, params), variants={}) for params, _ in sizes]
     shown = ", ".join(stats.size_label(params) for params, _ in sizes)
@@ -219,7 +319,7 @@ def run_counter_passes(slug: str, entry_dir: Path, spec: MeasureSpec, sizes: lis
             child = [sys.executable, "-m", PROFILE_MAIN, "--spec", str(spec_path),
                      "--entry-dir", str(entry_dir), "--params", json.dumps([dict(p) for p, _ in sizes]),
                      "--manifest", str(manifest_path)]
-            cmd = ncu_command(ncu, cache_control, kernels, log_path, child)
+            cmd = ncu_command(ncu, cache_control, kernels, log_path, child, wanted)
             try:
                 began = time.time()
                 proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s * len(sizes),
@@ -237,9 +337,10 @@ def run_counter_passes(slug: str, entry_dir: Path, spec: MeasureSpec, sizes: lis
                 times.overhead_s += max(0.0, written["started"] - began) + max(0.0, ended - written["finished"])
                 times.passes += 1
                 progress(f"{slug}: counters cache-control {cache_control}: {pass_summary_line(written, began, ended)}")
-                per_size = split_by_size(launch_bytes(parse_ncu_csv(log)), manifest, len(sizes))
-                for (launches, wanted), (_, elements), result in zip(per_size, sizes, results):
-                    for name, rec in variant_counters(launches, wanted, elements, cache_control).items():
+                per_size = split_by_size(launch_bytes(parse_ncu_csv(log, wanted), wanted), manifest, len(sizes))
+                for (launches, made), (_, elements), result in zip(per_size, sizes, results):
+                    for name, rec in variant_counters(launches, made, elements, cache_control,
+                                                      spec.metrics).items():
                         result["variants"].setdefault(name, {"size": dict(result["size"])})[label] = rec
             except (CounterError, ValueError, KeyError, TypeError) as err:
                 return [_error(r, f"ncu ({cache_control}): {err}; {_tail(log)}") for r in results]

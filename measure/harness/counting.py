@@ -37,7 +37,7 @@ def attach_counters(slug: str, entry_dir: Path, spec: MeasureSpec, result: dict,
     """Give each profiled size its counter key and counters (profiled now or carried), and the
     result its counter summary; record why when the pass is skipped."""
     headline = dict(spec.headline)
-    everything = len(spec.sizes) * len(spec.variants)
+    everything = len(spec.sizes) * len(spec.measured_variants)
     if not spec.counters:
         result["counters"] = {"status": "skipped", "reason": "counters: false in the spec", "size": headline}
         return
@@ -60,7 +60,7 @@ def attach_counters(slug: str, entry_dir: Path, spec: MeasureSpec, result: dict,
             carried.append(target)
         else:
             fresh.append(target)
-    configs.advance(everything - len(fresh) * len(spec.variants))  # sizes not profiled in this run
+    configs.advance(everything - len(fresh) * len(spec.measured_variants))  # sizes not profiled in this run
     if carried:
         shown = ", ".join(stats.size_label(t["params"]) for t in carried)
         progress(f"{slug}: counters at {shown} carried from the result of {carried[0]['counters_from'].get('captured_at')} "
@@ -68,7 +68,7 @@ def attach_counters(slug: str, entry_dir: Path, spec: MeasureSpec, result: dict,
     outcomes = {}
     if fresh:
         times = counters.PassTimes()
-        share = len(fresh) * len(spec.variants) / len(counters.CACHE_CONTROLS)
+        share = len(fresh) * len(spec.measured_variants) / len(counters.CACHE_CONTROLS)
         ran = counters.run_counter_passes(slug, entry_dir, spec, [(t["params"], t["elements"]) for t in fresh],
                                           progress, times=times, on_pass=lambda: configs.advance(share))
         clock.attribute("ncu_startup", times.overhead_s)

@@ -153,8 +153,9 @@ def smi_driver_version() -> str | None:
     return line[0].strip() if proc.returncode == 0 and line else None
 
 
-def environment(gpu: GpuSession, nvml: Nvml, commands: list[str]) -> dict:
-    """A result's ``environment``: the GPU, driver, toolchain, compile commands and host, before sampling."""
+def environment(gpu: GpuSession, nvml: Nvml, built: nvcc.Built) -> dict:
+    """A result's ``environment``: the GPU, driver, toolchain, compile commands, the device's limits
+    and the host, before sampling."""
     import pycuda
     drv = gpu.drv
     env = {
@@ -163,7 +164,7 @@ def environment(gpu: GpuSession, nvml: Nvml, commands: list[str]) -> dict:
         "cuda_driver": cuda_version_string(int(drv.get_driver_version())),
         "pycuda_cuda": ".".join(str(p) for p in drv.get_version()[:2]),
         "nvcc": nvcc.nvcc_version(),
-        "compile_command": "; ".join(commands),
+        "compile_command": "; ".join(built.distinct_commands),
         "arch": gpu.arch,
         "l2_bytes": gpu.l2_bytes,
         "sm_count": gpu.sm_count,
@@ -176,6 +177,9 @@ def environment(gpu: GpuSession, nvml: Nvml, commands: list[str]) -> dict:
         "harness_version": HARNESS_VERSION,
         "pycuda": pycuda.VERSION_TEXT,
     }
+    if len(set(built.commands.values())) > 1:
+        env["compile_commands"] = dict(built.commands)
+    env["limits"] = dict(gpu.limits)
     if nvml.error:
         env["nvml_error"] = nvml.error
     env.update(host_info())

@@ -5,13 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from measure import expr, stats
+from measure import expr, occupancy, stats
 from measure.harness.errors import MeasurementError
 from measure.harness.workspace import Workspace
-from measure.spec import MeasureSpec, Variant
+from measure.spec import MeasureSpec
+from measure.spec.limits import SCALAR_TYPES
+from measure.spec.sweep import MeasuredVariant
 
 INT_TYPECODE = {"int32": "i", "int64": "q"}
 INT_RANGE = {"int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1)}
+DEFAULT_SHARED_LIMIT = 48 << 10  # dynamic shared memory a kernel takes without opting in
 
 
 @dataclass
@@ -22,50 +25,67 @@ class Call:
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     args: tuple
+    shared: int = 0
 
     def launch(self, stream: Any) -> None:
         """Enqueue the launch on ``stream``."""
-        self.func.prepared_async_call(self.grid, self.block, stream, *self.args)
+        self.func.prepared_async_call(self.grid, self.block, stream, *self.args, shared_size=self.shared)
 
 
-def prepare_calls(spec: MeasureSpec, variant: Variant, functions: dict[str, Any], ws: Workspace,
-                  params: dict[str, int], prepared: dict[str, str], first_only: bool = False) -> list[Call]:
+def arg_codes(spec: MeasureSpec, args: tuple[str, ...]) -> str:
+    """The pycuda struct codes of a launch's arguments: P for a buffer, a scalar's own type, the
+    index type for an integer expression."""
+    codes = []
+    for arg in args:
+        if arg in spec.buffers:
+            codes.append("P")
+        elif arg in spec.scalars:
+            codes.append(SCALAR_TYPES[spec.scalar(arg)[0]])
+        else:
+            codes.append(INT_TYPECODE[spec.index_type])
+    return "".join(codes)
+
+
+def prepare_calls(spec: MeasureSpec, variant: MeasuredVariant, functions: dict[str, Any], ws: Workspace,
+                  params: dict[str, int], prepared: dict[str, str], first_only: bool = False,
+                  limits: dict[str, int] | None = None) -> list[Call]:
     """The variant's launches as prepared calls (repeats expanded; ``first_only`` keeps i = 0).
 
-    ``prepared`` maps each kernel to the argument kinds it was prepared with, across variants:
-    a kernel launched with other kinds elsewhere is a MeasurementError.
+    ``functions`` are the variant's own (its module's); expressions bind the size parameters, the
+    variant's sweep point and the device's ``limits``.  ``prepared`` maps each kernel to the
+    argument kinds it was prepared with, across variants: a kernel launched with other kinds
+    elsewhere is a MeasurementError, as is a block or shared memory the function cannot take.
     """
-    int_code = INT_TYPECODE[spec.index_type]
     lo, hi = INT_RANGE[spec.index_type]
+    limits = limits or {}
     calls = []
     for li, launch in enumerate(variant.launches):
         where = f"variant {variant.name}, launch {li} ({launch.kernel})"
-        codes, fixed = [], []
-        for arg in launch.args:
-            if arg in spec.buffers:
-                codes.append("P")
-            elif arg in spec.scalars:
-                codes.append("f")
-            else:
-                codes.append(int_code)
-            fixed.append(arg)
-        typestring = "".join(codes)
+        typestring = arg_codes(spec, launch.args)
         if prepared.setdefault(launch.kernel, typestring) != typestring:
             raise MeasurementError(f"{where}: kernel {launch.kernel} is launched with argument kinds "
                                    f"{typestring} here and {prepared[launch.kernel]} elsewhere")
         func = functions[launch.kernel]
         func.prepare(typestring)
-        block = tuple(launch.block) + (1,) * (3 - len(launch.block))
+        base_env = variant.env(params, limits)
+        try:
+            block = tuple(expr.evaluate_int(str(b), dict(base_env, i=0)) for b in launch.block)
+            shared = expr.evaluate_int(str(launch.shared), dict(base_env, i=0))
+        except expr.ExprError as err:
+            raise MeasurementError(f"{where}: {err}") from None
+        block = block + (1,) * (3 - len(block))
+        _check_block(func, block, shared, limits, where)
         for i in range(1 if first_only else launch.repeat):
-            env = dict(params, i=i)
+            env = dict(base_env, i=i)
             try:
                 grid = tuple(expr.evaluate_int(g, env) for g in launch.grid) + (1,) * (3 - len(launch.grid))
                 args = []
-                for arg, code in zip(fixed, codes):
+                for arg, code in zip(launch.args, typestring):
                     if code == "P":
                         args.append(int(ws.allocs[arg]))
-                    elif code == "f":
-                        args.append(float(spec.scalars[arg]))
+                    elif arg in spec.scalars:
+                        kind, value = spec.scalar(arg)
+                        args.append(float(value) if kind.startswith("float") else int(value))
                     else:
                         value = expr.evaluate_int(arg, env)
                         if not lo <= value <= hi:
@@ -77,5 +97,60 @@ def prepare_calls(spec: MeasureSpec, variant: Variant, functions: dict[str, Any]
             if min(grid) < 1 or grid[0] > 2**31 - 1 or max(grid[1:]) > 65535:
                 raise MeasurementError(f"{where}: grid {grid} at {stats.size_label(params)} is outside "
                                        f"what CUDA launches")
-            calls.append(Call(launch.kernel, func, grid, block, tuple(args)))
+            calls.append(Call(launch.kernel, func, grid, block, tuple(args), shared))
     return calls
+
+
+def _check_block(func: Any, block: tuple[int, int, int], shared: int, limits: dict[str, int], where: str) -> None:
+    """A block the function cannot run with is a MeasurementError naming the limit; dynamic shared
+    memory past the default 48 KiB opts the function in to the device's larger limit."""
+    threads = block[0] * block[1] * block[2]
+    most = int(getattr(func, "max_threads_per_block", 1024))
+    if threads > most:
+        raise MeasurementError(f"{where}: a block of {threads} threads, but the compiled kernel takes at most "
+                               f"{most} (its registers per thread: {getattr(func, 'num_regs', '?')})")
+    static = int(getattr(func, "shared_size_bytes", 0))
+    optin = limits.get("smem_per_block_optin", DEFAULT_SHARED_LIMIT)
+    if static + shared > optin:
+        raise MeasurementError(f"{where}: {static:,} bytes of static and {shared:,} of dynamic shared memory, "
+                               f"more than the {optin:,} a block may use on this device")
+    if shared > DEFAULT_SHARED_LIMIT - static:
+        import pycuda.driver as drv
+        func.set_attribute(drv.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, shared)
+
+
+def launch_attributes(calls: list[Call], limits: dict[str, int],
+                      driver_blocks: Any = None) -> list[dict]:
+    """One record per distinct launch of ``calls`` (a repeated launch once): the kernel's registers,
+    shared and local memory, and the residency they allow on this device (``measure.occupancy``).
+    ``driver_blocks(call)``, where given, is the driver's count of resident blocks, which is
+    recorded beside the formula's and wins where they differ."""
+    out, seen = [], set()
+    for call in calls:
+        key = (call.kernel, call.block, call.shared, id(call.func))
+        if key in seen:
+            continue
+        seen.add(key)
+        f = call.func
+        regs, static, local = int(f.num_regs), int(f.shared_size_bytes), int(f.local_size_bytes)
+        threads = call.block[0] * call.block[1] * call.block[2]
+        rec: dict[str, Any] = {
+            "kernel": call.kernel, "grid": list(call.grid), "block": list(call.block),
+            "registers": regs, "static_shared_bytes": static, "dynamic_shared_bytes": call.shared,
+            "local_bytes": local, "max_threads_per_block": int(f.max_threads_per_block),
+        }
+        if {"max_threads_per_sm", "max_blocks_per_sm", "regs_per_sm", "regs_per_block", "smem_per_sm",
+                "smem_per_block_optin"} <= set(limits):
+            fit = occupancy.residency(threads, regs, static, call.shared, limits)
+            rec.update(resident_blocks_per_sm=fit.blocks_per_sm, resident_warps_per_sm=fit.warps_per_sm,
+                       max_warps_per_sm=fit.max_warps_per_sm, occupancy_limit=fit.limit,
+                       occupancy_source="formula")
+            blocks = driver_blocks(call) if driver_blocks is not None else None
+            if blocks is not None:
+                rec["formula_blocks_per_sm"] = fit.blocks_per_sm
+                warps = -(-threads // limits.get("warp_size", 32))
+                rec.update(resident_blocks_per_sm=blocks, resident_warps_per_sm=blocks * warps,
+                           occupancy_source="driver")
+            rec["theoretical_occupancy"] = rec["resident_warps_per_sm"] / fit.max_warps_per_sm
+        out.append(rec)
+    return out

@@ -43,10 +43,10 @@ def main(argv: list[str] | None = None) -> int:
     import pycuda.driver as drv
     gpu = GpuSession(drv)
     manifest = []
-    functions = None
+    built = None
     marks: dict = {}
     try:
-        functions, _ = compile_kernels("profile", entry_dir, spec, gpu, cache_dir())
+        built = compile_kernels("profile", entry_dir, spec, gpu, cache_dir())
         gpu.load_harness(cache_dir())
         prepared: dict[str, str] = {}
         marks = {"ready": time.time(), "sizes": []}  # set up; then each size's inputs and its launches
@@ -55,13 +55,14 @@ def main(argv: list[str] | None = None) -> int:
             ws = allocate(spec, params, gpu)
             filled = time.time()
             try:
-                for variant in spec.variants:
+                for variant in spec.measured_variants:
                     if spec.timing.l2_flush:
                         # As in the timed runs: the L2 is written over before each variant's region, not
                         # between its launches, so an unflushed pass counts the bytes the timing saw.
                         gpu.flush_l2()
                         gpu.stream.synchronize()
-                    calls = prepare_calls(spec, variant, functions, ws, params, prepared, first_only=True)
+                    calls = prepare_calls(spec, variant, built.functions[variant.name], ws, params, prepared,
+                                          first_only=True, limits=gpu.limits)
                     for li, (call, launch) in enumerate(zip(calls, variant.launches)):
                         call.launch(gpu.stream)
                         gpu.stream.synchronize()
@@ -74,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"profile: {err}", file=sys.stderr)
         return 2
     finally:
-        functions = None  # noqa: F841 -- release kernel handles before the context goes
+        built = None  # noqa: F841 -- release kernel handles before the context goes
         gpu.close()
     opts.manifest.write_text(json.dumps({"launches": manifest, "started": started, "finished": time.time(), **marks}),
                              encoding="utf-8")

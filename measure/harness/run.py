@@ -19,16 +19,19 @@ from typing import Any, Callable
 from measure import expr, stats, store
 from measure.harness import compile as nvcc, counters, counting, envinfo, parallel
 from measure.harness.check import HostBuffers
-from measure.harness.correctness import PendingCheck, check_size, float32_scalars, host_memory, start_check
+from measure.harness.correctness import PendingCheck, check_size, kernel_scalars, host_memory, start_check
 from measure.harness.copy_floor import copy_floor_bytes, copy_floor_record, copy_floor_regions
 from measure.harness.errors import MeasurementError
-from measure.harness.launches import prepare_calls
+from measure.harness.driver_occupancy import DriverOccupancy
+from measure.harness.launches import launch_attributes, prepare_calls
 from measure.harness.phases import ConfigProgress, PhaseClock, serialized
 from measure.harness.sampling import host_part, take_samples
 from measure.harness.session import BLOCK_TIMEOUT_NS, GpuSession
 from measure.harness.workspace import FLOOR_STREAM, allocate, allocation_bytes, fill_input
 from measure.spec import MeasureSpec, working_set_bytes
 
+POISON_WORDS = ("a quiet NaN of the type (float32 0x7fc00000, float16 0x7e00, bfloat16 0x7fc0), all ones "
+                "(float64 NaN, int32 -1), int8 -128")
 TIMERS = {"device": "cuda-events", "host": "host-perf-counter", "both": "cuda-events+host-perf-counter"}
 
 
@@ -59,24 +62,30 @@ def measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: st
             gpu = GpuSession(drv)
     except drv.Error as err:
         raise MeasurementError(f"{slug}: cannot open a CUDA context: {err}") from None
-    nvml = None
+    nvml = occupancy = None
     try:
         nvml = envinfo.Nvml(gpu.dev.pci_bus_id())
         with clock.phase("compile"):
             gpu.load_harness(cache_dir)
-            modules, commands = nvcc.compile_kernels(slug, entry_dir, spec, gpu, cache_dir)
-        environment = envinfo.environment(gpu, nvml, commands)
-        progress(f"{slug}: compiled for {gpu.arch} on {gpu.name}")
-        configs = ConfigProgress(len(spec.sizes) * len(spec.variants), 3 if spec.counters else 2, on_configs)
+            built = nvcc.compile_kernels(slug, entry_dir, spec, gpu, cache_dir)
+        environment = envinfo.environment(gpu, nvml, built)
+        modules = len(set(built.commands.values()))
+        progress(f"{slug}: compiled for {gpu.arch} on {gpu.name}" + (f" ({modules} builds)" if modules > 1 else ""))
+        if spec.metrics and spec.counters:
+            counters.check_metrics(spec, gpu.name)  # an unknown metric stops the run before any timing
+        occupancy = DriverOccupancy(built.cubins)
+        configs = ConfigProgress(len(spec.sizes) * len(spec.measured_variants), 3 if spec.counters else 2,
+                                 on_configs)
         defer = _defer_checks(spec)
         sizes, pending = [], []
         host = None if defer else HostBuffers()
         for index, params in enumerate(spec.sizes):
-            record, later = _measure_size(slug, spec, params, gpu, modules, reference, nvml, progress, clock,
-                                          configs, host, verify_chunking=index == 0, defer=defer)
+            record, later = _measure_size(slug, spec, params, gpu, built, reference, nvml, progress, clock,
+                                          configs, host, occupancy, verify_chunking=index == 0, defer=defer)
             sizes.append(record)
             pending.append(later)
         host = None  # noqa: F841 -- the host copies go before the counter pass
+        environment["occupancy_source"] = "driver" if occupancy.error is None else f"formula ({occupancy.error})"
     except MeasurementError:
         raise
     except drv.Error as err:
@@ -85,7 +94,9 @@ def measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: st
         raise MeasurementError(f"{slug}: harness error: {type(err).__name__}: {err}\n"
                                f"{traceback.format_exc(limit=4)}") from err
     finally:
-        modules = None  # noqa: F841 -- release kernel handles before the context goes
+        built = None  # noqa: F841 -- release kernel handles before the context goes
+        if occupancy is not None:
+            occupancy.close()
         try:
             gpu.close()
         finally:
@@ -150,7 +161,7 @@ def _defer_checks(spec: MeasureSpec) -> bool:
             if buf.role == "input":
                 held += sizes[name]
             elif buf.role == "output":
-                held += sizes[name] * len(spec.variants)
+                held += sizes[name] * len(spec.measured_variants)
     return held <= host_memory() // 4
 
 
@@ -176,14 +187,16 @@ def _method(spec: MeasureSpec, flush_bytes: int) -> dict:
         "interleaved": True,
         "timer": TIMERS[timing.clock],
         "blocking_timeout_s": BLOCK_TIMEOUT_NS / 1e9, "seed": spec.seed,
-        "check": {"rtol": spec.rtol, "atol": spec.atol, "poison": "0x7fc00000 (float32) / 0xffffffff"},
+        "check": {"rtol": spec.rtol, "atol": spec.atol, "poison": POISON_WORDS,
+                  "tolerances": {name: list(spec.tolerance(name)) for name, b in spec.buffers.items()
+                                 if b.role == "output"}},
     }
 
 
 def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: GpuSession,
-                  functions: dict[str, Any], reference: Callable, nvml: envinfo.Nvml,
+                  built: nvcc.Built, reference: Callable, nvml: envinfo.Nvml,
                   progress: Callable[[str], None], clock: PhaseClock, configs: ConfigProgress,
-                  host: HostBuffers | None, verify_chunking: bool = False,
+                  host: HostBuffers | None, occupancy: DriverOccupancy, verify_chunking: bool = False,
                   defer: bool = False) -> tuple[dict, PendingCheck | None]:
     """One size: allocate, check every variant, sample the variants and the copy floor; its record.
 
@@ -202,11 +215,13 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
     floor_src = floor_dst = None
     try:
         prepared: dict[str, str] = {}
-        calls = {v.name: prepare_calls(spec, v, functions, ws, params, prepared) for v in spec.variants}
+        measured = spec.measured_variants
+        calls = {v.name: prepare_calls(spec, v, built.functions[v.name], ws, params, prepared, limits=gpu.limits)
+                 for v in measured}
         checks = later = None
         with clock.phase("check"):
             if defer:
-                later = start_check(label, spec, calls, ws, gpu, reference, float32_scalars(spec), params, clock,
+                later = start_check(label, spec, calls, ws, gpu, reference, kernel_scalars(spec), params, clock,
                                     progress, verify_chunking, checked=lambda name: configs.advance())
             else:
                 checks = check_size(slug, spec, calls, ws, gpu, reference, params, clock, progress,
@@ -224,11 +239,11 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
                     call.launch(gpu.stream)
             return run
 
-        regions: dict[str, Callable[[], None]] = {v.name: enqueue_variant(v.name) for v in spec.variants}
+        regions: dict[str, Callable[[], None]] = {v.name: enqueue_variant(v.name) for v in measured}
         regions.update(floor_regions)
         with clock.phase("timing"):
-            sampled = take_samples(gpu, regions, timing, nvml, [v.name for v in spec.variants], label, progress)
-        configs.advance(len(spec.variants))
+            sampled = take_samples(gpu, regions, timing, nvml, [v.name for v in measured], label, progress)
+        configs.advance(len(measured))
     finally:
         ws.free()
         for buf in (floor_src, floor_dst):
@@ -237,16 +252,20 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
 
     samples = sampled.samples
     variants = {}
-    for v in spec.variants:
+    for v in measured:
         variants[v.name] = {
-            "bytes_per_elem": v.bytes_per_elem,
-            "useful_bytes_per_elem": v.useful_bytes,
-            "flops_per_elem": v.flops_per_elem,
+            "bytes_per_elem": v.per_elem("bytes_per_elem", params),
+            "useful_bytes_per_elem": v.per_elem("useful_bytes_per_elem", params),
+            "flops_per_elem": v.per_elem("flops_per_elem", params),
             "launches": len(calls[v.name]),
             "samples_ms": samples[v.name],
             "stats": stats.summarize(samples[v.name]),
             "counters": None,
+            "launch_attrs": launch_attributes(calls[v.name], gpu.limits,
+                                              lambda call, name=v.name: occupancy.blocks(name, call)),
         }
+        if v.swept:
+            variants[v.name].update(base=v.base, point=dict(v.point))
         variants[v.name].update(host_part(sampled.host_samples[v.name]))
     return {
         "params": dict(params),
@@ -256,7 +275,7 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
         "check": check_record(checks, spec) if checks is not None else None,
         "clocks": {"sm_mhz_before": sampled.sm_before, "sm_mhz_after": sampled.sm_after,
                    "throttle_reasons": sorted(sampled.reasons)},
-        "sampling": {"samples": len(samples[spec.variants[0].name]), "stopped": sampled.stop,
+        "sampling": {"samples": len(samples[measured[0].name]), "stopped": sampled.stop,
                      "median_ci_rel": {name: stats.median_ci_rel(values) for name, values in samples.items()}},
         "variants": variants,
     }, later

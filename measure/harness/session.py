@@ -56,6 +56,22 @@ def list_gpus() -> list[dict]:
         return []
 
 
+def device_limits(drv: Any, dev: Any) -> dict[str, int]:
+    """The device's limits that spec expressions may name, and the reservation occupancy needs,
+    from its attributes (measure.occupancy.DEVICE_ATTRIBUTES); one pycuda lacks is left out."""
+    from measure.occupancy import DEVICE_ATTRIBUTES
+    out = {}
+    for name, attr in DEVICE_ATTRIBUTES.items():
+        code = getattr(drv.device_attribute, attr, None)
+        if code is None:
+            continue
+        try:
+            out[name] = int(dev.get_attribute(code))
+        except drv.Error:
+            continue
+    return out
+
+
 class GpuSession:
     """A pycuda context on device 0, with the harness kernels loaded.
 
@@ -86,6 +102,7 @@ class GpuSession:
             self.l2_bytes = int(self.dev.get_attribute(attr.L2_CACHE_SIZE))
             self.sm_count = int(self.dev.get_attribute(attr.MULTIPROCESSOR_COUNT))
             self.memory_bytes = int(self.dev.total_memory())
+            self.limits = device_limits(drv, self.dev)
             self.stream = drv.Stream()
             self.start, self.stop = drv.Event(), drv.Event()
             self.flag = drv.pagelocked_zeros((2,), np.int32, mem_flags=drv.host_alloc_flags.DEVICEMAP)

@@ -19,9 +19,18 @@ from measure.spec import BufferSizeError, MeasureSpec, iter_buffer_bytes
 if TYPE_CHECKING:
     from measure.harness.session import GpuSession
 
+import ml_dtypes
+
 NAN32 = 0x7FC00000          # a quiet float32 NaN: poison for float32 buffers
 POISON_WIDE = 0xFFFFFFFF    # all ones: a NaN for float64, -1 for int32
-NP_DTYPES = {"float32": np.float32, "float64": np.float64, "int32": np.int32}
+NP_DTYPES = {"float32": np.float32, "float64": np.float64, "int32": np.int32, "float16": np.float16,
+             "bfloat16": ml_dtypes.bfloat16, "int8": np.int8}
+# Poison by data type: (memset width in bytes, pattern).  A quiet NaN where the type has one; for
+# integers a value the seeded fill never draws (int8 fills stay within [-127, 127]).
+POISON = {"float32": (4, NAN32), "float64": (4, POISON_WIDE), "int32": (4, POISON_WIDE),
+          "float16": (2, 0x7E00), "bfloat16": (2, 0x7FC0), "int8": (1, 0x80)}
+# Integer fills: the float draws scaled by this and rounded (int8 then clipped to [-127, 127]).
+INT_SCALE = {"int32": 1000.0, "int8": 32.0}
 
 
 @dataclass
@@ -48,25 +57,32 @@ FLOOR_STREAM = 0  # the copy floor's source; buffer k of the spec (in spec order
 def fill_input(seed: int, stream: int, count: int, dtype: str, init: str) -> np.ndarray:
     """Seeded input data, never zeros, drawn in fixed chunks on every core.
 
-    Floats: standard normal, or uniform on [-1, 1).  int32: the same draws scaled by
-    1000 and rounded, so integer inputs are varied too.  Chunk ``c`` of stream ``stream``
-    comes from ``SeedSequence(seed, spawn_key=(stream, c))``.
+    Floats: standard normal, or uniform on [-1, 1); float16 and bfloat16 are float32 draws
+    rounded to the type.  int32 and int8: the same draws scaled (by 1000 and 32) and rounded,
+    int8 clipped to [-127, 127], so integer inputs are varied too.  Chunk ``c`` of stream
+    ``stream`` comes from ``SeedSequence(seed, spawn_key=(stream, c))``, so a float32 buffer
+    keeps the values it had before the narrower types existed.
     """
     out = np.empty(count, dtype=NP_DTYPES[dtype])
     draw_dtype = np.float64 if dtype == "float64" else np.float32
+    direct = dtype in ("float32", "float64")
 
     def draw(start: int, stop: int) -> None:
         rng = np.random.Generator(np.random.PCG64(
             np.random.SeedSequence(seed, spawn_key=(stream, start // DRAW_CHUNK))))
-        target = out[start:stop] if dtype != "int32" else np.empty(stop - start, dtype=draw_dtype)
+        target = out[start:stop] if direct else np.empty(stop - start, dtype=draw_dtype)
         if init == "normal":
             rng.standard_normal(dtype=draw_dtype, out=target)
         else:
             rng.random(dtype=draw_dtype, out=target)
             target *= 2
             target -= 1
-        if dtype == "int32":
-            np.rint(target * 1000, out=target)
+        if dtype in INT_SCALE:
+            target *= INT_SCALE[dtype]
+            np.rint(target, out=target)
+            if dtype == "int8":
+                np.clip(target, -127, 127, out=target)
+        if not direct:
             out[start:stop] = target
 
     map_chunks(draw, count, DRAW_CHUNK)
@@ -128,8 +144,11 @@ def allocate(spec: MeasureSpec, params: dict[str, int], gpu: GpuSession, extra_b
 
 
 def poison(spec: MeasureSpec, ws: Workspace, gpu: GpuSession) -> None:
-    """Poison every output and scratch buffer: a float32 NaN, else all ones (a float64 NaN, -1 as int32)."""
+    """Poison every output and scratch buffer (POISON: a quiet NaN of its type, all ones for
+    float64 and int32, -128 for int8)."""
+    setters = {4: gpu.drv.memset_d32, 2: gpu.drv.memset_d16, 1: gpu.drv.memset_d8}
     for name, buf in spec.buffers.items():
         if buf.role in ("output", "scratch"):
+            width, pattern = POISON[buf.dtype]
             nbytes = ws.counts[name] * np.dtype(NP_DTYPES[buf.dtype]).itemsize
-            gpu.drv.memset_d32(ws.allocs[name], NAN32 if buf.dtype == "float32" else POISON_WIDE, nbytes // 4)
+            setters[width](ws.allocs[name], pattern, nbytes // width)

@@ -12,7 +12,7 @@ from measure.results.model import (FORMAT, EnvClocks, Envelope, EnvelopeSignatur
                                    parse_measured)
 from measure.results.schema import result_schema
 from measure.results.sizes import (COPY_REGIONS, CopyFloor, CopyRegion, CounterPass, CounterSummary, CountersFrom,
-                                   KernelCounters,
+                                   KernelCounters, KernelMetric, LaunchAttrs, MetricValue,
                                    Sampling, Size, SizeCheck, SizeClocks, Stats, Variant, VariantCounters)
 
 __all__ = ["FORMAT", "Result", "Environment", "Method", "Size", "Variant", "Stats", "CopyFloor", "CopyRegion",
@@ -20,4 +20,4 @@ __all__ = ["FORMAT", "Result", "Environment", "Method", "Size", "Variant", "Stat
            "Sampling", "EnvClocks", "MethodCheck", "Failure", "FailureEnvironment", "Envelope",
            "EnvelopeSignature", "COPY_REGIONS", "Staleness", "parse", "parse_measured", "result_schema", "staleness",
            "fingerprint", "measured_part", "measurement_fingerprint", "counter_key", "carried_counters",
-           "CountersFrom"]
+           "CountersFrom", "KernelMetric", "LaunchAttrs", "MetricValue"]

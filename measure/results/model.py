@@ -76,6 +76,14 @@ class Environment(Record):
     throttle_reasons: list[str] | None = field("NVML clock-event reasons seen under load", default=None)
     throttled: bool | None = field("whether any of them slows the clocks", default=None)
     nvml_error: str | None = field("why NVML could not answer, where it could not", default=None)
+    limits: dict[str, int] | None = field(
+        "the device's limits that spec expressions may name, and the shared memory the driver "
+        "reserves per block (measure.occupancy.DEVICE_ATTRIBUTES)", at_least=0, default=None)
+    compile_commands: dict[str, str] | None = field(
+        "the exact nvcc command of each variant's build, '; '-separated across sources, where a variant's "
+        "defines or register limit give it a build of its own", default=None)
+    occupancy_source: str | None = field(
+        "where resident blocks per SM came from: the driver (cuda-bindings), or the formula and why", default=None)
 
     def _rules(self) -> None:
         nonempty("gpu", self.gpu)
@@ -89,6 +97,8 @@ class MethodCheck(Record):
     rtol: float = field("relative tolerance", at_least=0)
     atol: float = field("absolute tolerance", at_least=0)
     poison: str = field("what outputs were filled with before each check")
+    tolerances: dict[str, list[float]] | None = field(
+        "each output's [rtol, atol] as compared (its own, its data type's or the spec's)", default=None)
 
 
 @dataclass(frozen=True)

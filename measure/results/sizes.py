@@ -85,6 +85,30 @@ class KernelCounters(Record):
 
 
 @dataclass(frozen=True)
+class KernelMetric(Record):
+    """A declared metric of one profiled launch."""
+
+    kernel: str = field("the kernel's name")
+    value: float = field("the metric as ncu reported it (base units)")
+    requests: float | None = field("the request metric, for per: request", default=None)
+    repeat: int = field("how many times the launch is enqueued", at_least=1, default=1)
+
+
+@dataclass(frozen=True)
+class MetricValue(Record):
+    """A declared metric of one variant in one pass, combined over its launches as the spec says."""
+
+    value: float = field("the normalised value (per element, launch or request; the total; or the average)")
+    total: float = field("the sum over the variant's launches, repeats counted")
+    unit: str = field("the unit of value, as the spec names it", default="")
+    per: Literal["element", "launch", "request", "total", "average"] = field("how value was combined",
+                                                                             default="total")
+    metric: str | None = field("the ncu metric", default=None)
+    requests: float | None = field("the request metric's sum, for per: request", default=None)
+    per_kernel: list[KernelMetric] | None = field("one record per launch, in order", default=None)
+
+
+@dataclass(frozen=True)
 class CounterPass(Record):
     """One variant's DRAM bytes in one ncu pass (caches flushed before every kernel, or not).
 
@@ -102,6 +126,7 @@ class CounterPass(Record):
     per_kernel_note: str | None = field("imported results: the per-kernel figures, in words", default=None)
     per_kernel_approx_bytes_per_elem: float | None = field(
         "imported results: the approximate bytes per element of each kernel", at_least=0, default=None)
+    metrics: dict[str, MetricValue] | None = field("the spec's declared metrics, by name", default=None)
 
     def _rules(self) -> None:
         for key in ("clock_control", "source", "per_kernel_note"):
@@ -162,6 +187,35 @@ class CountersFrom(Record):
     signed_by: str | None = field("the trusted node key that signed it (null under trust: names)", default=None)
 
 
+# -- kernel attributes -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LaunchAttrs(Record):
+    """One launch of a variant as the loaded kernel runs it: its resources and the residency they allow."""
+
+    kernel: str = field("the kernel's name")
+    grid: list[int] = field("grid dimensions", at_least=1)
+    block: list[int] = field("block dimensions", at_least=1)
+    registers: int = field("registers per thread", at_least=0)
+    static_shared_bytes: int = field("static shared memory per block, bytes", at_least=0)
+    dynamic_shared_bytes: int = field("dynamic shared memory per block, bytes", at_least=0)
+    local_bytes: int = field("local memory per thread (spills, local arrays), bytes", at_least=0)
+    max_threads_per_block: int = field("the most threads a block of this kernel may have", at_least=1)
+    resident_blocks_per_sm: int | None = field("blocks one SM holds at once", at_least=0, default=None)
+    resident_warps_per_sm: int | None = field("warps one SM holds at once", at_least=0, default=None)
+    max_warps_per_sm: int | None = field("the most warps an SM holds", at_least=1, default=None)
+    theoretical_occupancy: float | None = field("resident warps over the most an SM holds", at_least=0,
+                                                default=None)
+    occupancy_limit: Literal["warps", "registers", "shared", "blocks"] | None = field(
+        "what limits residency (measure.occupancy)", default=None)
+    occupancy_source: Literal["driver", "formula"] | None = field(
+        "resident blocks from the driver (cuOccupancyMaxActiveBlocksPerMultiprocessor) or the formula",
+        default=None)
+    formula_blocks_per_sm: int | None = field("the formula's resident blocks, where the driver answered",
+                                              at_least=0, default=None)
+
+
 # -- one size --------------------------------------------------------------------------------
 
 
@@ -181,9 +235,15 @@ class Variant(Record):
     host_samples_ms: list[float] | None = field("clock: both: the host's wall time of each sample, ms",
                                                  above=0, default=None)
     host_stats: Stats | None = field("statistics of host_samples_ms", default=None)
+    base: str | None = field("the spec variant this one is a sweep point of (null without a sweep)", default=None)
+    point: dict[str, int] | None = field("the sweep values, e.g. {block: 128} (null without a sweep)",
+                                         default=None)
+    launch_attrs: list[LaunchAttrs] | None = field("each distinct launch's kernel attributes", default=None)
 
     def _rules(self) -> None:
         _samples_match(self.samples_ms, self.stats, "samples_ms")
+        if (self.base is None) != (self.point is None):
+            raise SchemaError("point", "expected base and point together")
         _samples_match(self.host_samples_ms, self.host_stats, "host_samples_ms")
         if (self.host_samples_ms is None) != (self.host_stats is None):
             raise SchemaError("host_stats", "expected host_samples_ms and host_stats together")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from measure import expr
-from measure.spec.limits import MAX_SIZE
+from measure.spec.limits import MAX_SHARED_BYTES, MAX_SIZE, NOMINAL_DEVICE
 from measure.typed import SchemaError
 
 if TYPE_CHECKING:
@@ -17,8 +17,10 @@ def check_values(spec: MeasureSpec, params: set[str]) -> None:
     time rather than in `check`, a page or the harness: ``elements`` and every buffer's size at
     every point of the sweep (each a count of 1 to 2**40), and each distinct grid and integer
     argument expression at the headline and the largest point, for the first and the last
-    repeat index (bounded work: MAX_VARIANTS x MAX_LAUNCHES x (MAX_ARGS + 3) x 4 evaluations
-    at most; the harness still evaluates every size and repeat when it runs)."""
+    repeat index, for every measured variant (each point of a sweep), with the device names bound
+    to NOMINAL_DEVICE (bounded work: MAX_MEASURED_VARIANTS x MAX_LAUNCHES x (MAX_ARGS + 7) x 4
+    evaluations at most; the harness still evaluates every size and repeat, on the real device,
+    when it runs)."""
     counts = [("elements", spec.elements)] + [(f"buffers.{n}.size", b.size) for n, b in spec.buffers.items()]
     largest = spec.sizes[0]
     most = -1
@@ -33,21 +35,59 @@ def check_values(spec: MeasureSpec, params: set[str]) -> None:
         if spec.reference_elementwise:
             _check_elementwise_counts(spec, point, f"sizes[{i}] {point_label(point)}")
     points = [dict(spec.headline)] + ([dict(largest)] if dict(largest) != dict(spec.headline) else [])
-    seen: set[tuple[str, int]] = set()
-    for vi, variant in enumerate(spec.variants):
-        for li, launch in enumerate(variant.launches):
+    seen: set[tuple[str, tuple]] = set()
+    index = {v.name: i for i, v in enumerate(spec.variants)}
+    for mv in spec.measured_variants:
+        vi = index[mv.base]
+        at = f" at {point_label(mv.point)}" if mv.point else ""
+        try:
+            options = mv.compile_options(NOMINAL_DEVICE)
+        except expr.ExprError as err:
+            raise SchemaError(f"variants[{vi}]", f"defines or maxrregcount: {err}{at}") from None
+        for option in options:
+            if option.startswith("-maxrregcount=") and not 16 <= int(option.split("=")[1]) <= 255:
+                raise SchemaError(f"variants[{vi}].maxrregcount", f"expected 16 to 255 registers, found "
+                                                                  f"{option.split('=')[1]}{at}")
+        for key in ("bytes_per_elem", "useful_bytes_per_elem", "flops_per_elem"):
+            if isinstance(getattr(mv.spec, key), str):
+                for i, point in enumerate(spec.sizes):
+                    try:
+                        value = mv.per_elem(key, dict(point))
+                    except expr.ExprError as err:
+                        raise SchemaError(f"variants[{vi}].{key}", f"{err} (at sizes[{i}] {point_label(point)}{at})") \
+                            from None
+                    if not value >= 0:
+                        raise SchemaError(f"variants[{vi}].{key}", f"gives {value} at sizes[{i}]; expected at least 0")
+        for li, launch in enumerate(mv.launches):
             where = f"variants[{vi}].launches[{li}]"
             texts = [(f"{where}.grid[{gi}]", g) for gi, g in enumerate(launch.grid)]
+            texts += [(f"{where}.block[{bi}]", str(b)) for bi, b in enumerate(launch.block)]
+            texts += [(f"{where}.shared", str(launch.shared))]
             texts += [(f"{where}.args[{ai}]", a) for ai, a in enumerate(launch.args)
                       if a not in spec.buffers and a not in spec.scalars]
-            for key, text in texts:
+            for point in points:
+                env = mv.env(dict(point), NOMINAL_DEVICE)
                 for repeat_index in sorted({0, launch.repeat - 1}):
-                    if (text, repeat_index) in seen:
-                        continue
-                    seen.add((text, repeat_index))
-                    for point in points:
-                        value_at(text, dict(point, i=repeat_index), key,
-                                 f"{point_label(point)}" + (f", i = {repeat_index}" if "i" in expr.names(text) else ""))
+                    for key, text in texts:
+                        names = expr.names(text)
+                        memo = (text, tuple(sorted((k, v) for k, v in env.items() if k in names)), repeat_index)
+                        if memo in seen:
+                            continue
+                        seen.add(memo)
+                        value_at(text, dict(env, i=repeat_index), key,
+                                 f"{point_label(point)}{at}" + (f", i = {repeat_index}" if "i" in names else ""))
+                block = [value_at(str(b), dict(env, i=0), f"{where}.block[{bi}]", point_label(point) + at)
+                         for bi, b in enumerate(launch.block)]
+                threads = 1
+                for b in block:
+                    threads *= b
+                if min(block) < 1 or threads > 1024:
+                    raise SchemaError(f"{where}.block", f"gives {block}{at}; expected positive sizes with at "
+                                                        f"most 1024 threads")
+                shared = value_at(str(launch.shared), dict(env, i=0), f"{where}.shared", point_label(point) + at)
+                if not 0 <= shared <= MAX_SHARED_BYTES:
+                    raise SchemaError(f"{where}.shared", f"gives {shared:,} bytes{at}; expected 0 to "
+                                                         f"{MAX_SHARED_BYTES:,}")
 
 
 def _check_elementwise_counts(spec: MeasureSpec, point: dict, where: str) -> None:

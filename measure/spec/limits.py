@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import re
 
-DTYPES = ("float32", "float64", "int32")
+DTYPES = ("float32", "float64", "int32", "float16", "bfloat16", "int8")
+# Per-element tolerances (rtol, atol) of an output of a narrow type, where the spec's own (meant for
+# float32 and wider) would fail any correct kernel: half the type's epsilon is one rounding, and a
+# short chain of operations in the type gains a few (float16 eps 2**-10, bfloat16 2**-7).
+DTYPE_TOLERANCE = {"float16": (1e-3, 1e-3), "bfloat16": (8e-3, 8e-3), "int8": (0.0, 0.0)}
+# Kernel scalar argument types, and the pycuda struct code each is passed as.
+SCALAR_TYPES = {"float32": "f", "float64": "d", "int32": "i", "int64": "q"}
 
 # Bounds on a spec, so that a hostile or mistaken entry costs the build and `glossary check`
 # milliseconds (every expression below is evaluated at load time, see MeasureSpec.validate) and the
@@ -26,6 +32,38 @@ MAX_REPEAT = 100_000
 # Warm-up runs and samples per variant: each sample is kept in the result file.
 MAX_WARMUPS = 1_000
 MAX_RUNS = 10_000
+# A launch-parameter sweep: values per swept name, and points (the cross product) per variant;
+# every point is a measured variant at every size, so the product is bounded too.
+MAX_SWEEP_VALUES = 16
+MAX_SWEEP_POINTS = 64
+MAX_MEASURED_VARIANTS = 64
+# Declared Nsight Compute metrics: each adds replay passes to the counter run.
+MAX_METRICS = 12
+# Dynamic shared memory per launch: past any GPU's per-block opt-in limit (227 KiB on sm_90).
+MAX_SHARED_BYTES = 1 << 20
+
+# The device's properties an expression may name (grid, block, shared, arguments, defines, register
+# limits; not buffer sizes or elements, which stay over the size parameters so the working-set rules
+# are pure).  The harness binds them from the device it measures on (recorded as environment.limits);
+# at load time expressions are checked against NOMINAL_DEVICE, an H100-like card.
+DEVICE_NAMES = {
+    "sm_count": "streaming multiprocessors on the device",
+    "warp_size": "threads per warp (32)",
+    "max_threads_per_block": "most threads a block may have (1024)",
+    "max_threads_per_sm": "most resident threads per SM (2048 on sm_80 and sm_90)",
+    "max_blocks_per_sm": "most resident blocks per SM (32 on sm_80 and sm_90)",
+    "smem_per_block": "shared memory a block may use without opting in, bytes (48 KiB)",
+    "smem_per_block_optin": "shared memory a block may use when the kernel opts in, bytes (227 KiB on sm_90)",
+    "smem_per_sm": "shared memory per SM, bytes (228 KiB on sm_90)",
+    "regs_per_sm": "32-bit registers per SM (65,536)",
+    "regs_per_block": "32-bit registers a block may use (65,536)",
+    "l2_bytes": "L2 cache size, bytes",
+}
+NOMINAL_DEVICE = {"sm_count": 132, "warp_size": 32, "max_threads_per_block": 1024, "max_threads_per_sm": 2048,
+                  "max_blocks_per_sm": 32, "smem_per_block": 48 << 10, "smem_per_block_optin": 227 << 10,
+                  "smem_per_sm": 228 << 10, "regs_per_sm": 65536, "regs_per_block": 65536,
+                  "l2_bytes": 50 << 20}
+
 # nvcc options an entry may pass: what changes the code generated, nothing that names a file, a host
 # compiler or a program to run on the verification node (-o, -ccbin, -Xcompiler, --run, -include ...).
 NVCC_FLAG = re.compile(

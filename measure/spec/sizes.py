@@ -8,7 +8,7 @@ from measure import expr
 from measure.spec.checks import point_label
 from measure.spec.model import MeasureSpec
 
-DTYPE_BYTES = {"float32": 4, "float64": 8, "int32": 4}
+DTYPE_BYTES = {"float32": 4, "float64": 8, "int32": 4, "float16": 2, "bfloat16": 2, "int8": 1}
 
 
 class BufferSizeError(expr.ExprError):
