@@ -7,6 +7,7 @@ import yaml
 
 from measure.harness import compile as nvcc
 from measure.spec import MeasureSpec
+from measure.spec.limits import NOMINAL_DEVICE
 from measure.typed import load
 
 ENTRIES = Path(__file__).resolve().parent.parent / "entries"
@@ -26,9 +27,14 @@ def _cases():
         if "measure" not in data:
             continue
         spec = load(MeasureSpec, data["measure"], key="measure")
+        # Each distinct build a variant asks for (its defines and register limit), device names
+        # bound to the nominal device the spec is checked against.
+        builds = sorted(set(nvcc.module_options(spec, NOMINAL_DEVICE).values()))
         for arch in spec.archs:
             for source in spec.sources:
-                yield pytest.param(md.stem, spec, arch, source, id=f"{md.stem}-{source}-{arch}")
+                for extra in builds:
+                    shown = "-" + "_".join(o.lstrip("-") for o in extra) if extra else ""
+                    yield pytest.param(md.stem, spec, arch, source, extra, id=f"{md.stem}-{source}-{arch}{shown}")
 
 
 CASES = list(_cases())
@@ -39,13 +45,14 @@ def test_some_entry_has_kernels():
 
 
 @pytest.mark.skipif(nvcc.find_nvcc() is None, reason="nvcc is not installed")
-@pytest.mark.parametrize("slug,spec,arch,source", CASES)
-def test_entry_kernels_compile(slug, spec, arch, source, tmp_path):
+@pytest.mark.parametrize("slug,spec,arch,source,extra", CASES)
+def test_entry_kernels_compile(slug, spec, arch, source, extra, tmp_path):
     src = ENTRIES / slug / source
-    out = nvcc.compile_cubin(spec, src, arch, tmp_path / f"{Path(source).stem}.{arch}.cubin")
+    out = nvcc.compile_cubin(spec, src, arch, tmp_path / f"{Path(source).stem}.{arch}.cubin", extra=extra)
     data = out.read_bytes()
     assert data[:4] == b"\x7fELF"
-    launched = sorted({launch.kernel for v in spec.variants for launch in v.launches})
+    built = {v.name for v in spec.measured_variants if nvcc.module_options(spec, NOMINAL_DEVICE)[v.name] == extra}
+    launched = sorted({launch.kernel for v in spec.measured_variants if v.name in built for launch in v.launches})
     defined = [k for k in launched if k not in nvcc.cubin_symbols_present(data, [k])]
     # With several sources a kernel may live in another one; with one, all must be here.
     if len(spec.sources) == 1:

@@ -140,10 +140,10 @@ def _contestants(s: Session, spec: Any, params: dict[str, int], functions: dict[
     out: dict[str, dict] = {}
     prepared: dict[str, str] = {}
     outputs = [n for n, b in spec.buffers.items() if b.role == "output"]
-    for v in spec.variants:
+    for v in spec.measured_variants:
         own = {n: torch.empty(counts[n], device="cuda") for n in outputs}
         ws = harness.Workspace(allocs={n: _DevicePtr(t) for n, t in {**tensors, **own}.items()})
-        calls = harness.prepare_calls(spec, v, functions, ws, params, prepared)
+        calls = harness.prepare_calls(spec, v, functions[v.name], ws, params, prepared, limits=s.gpu.limits)
 
         def run(calls: list = calls) -> None:
             for call in calls:
@@ -238,7 +238,8 @@ def part_fused(s: Session, entry: Any, spec: Any, sizes: list[dict], best_copy: 
     """Part 2 on the GPU: compile the entry as the harness does, torch.compile the chain, every size."""
     import numpy as np
     torch, harness = s.torch, s.harness
-    functions, commands = harness.compile_kernels(SLUG, entry.folder.resolve(), spec, s.gpu, s.cache_dir)
+    built = harness.compile_kernels(SLUG, entry.folder.resolve(), spec, s.gpu, s.cache_dir)
+    functions, commands = built.functions, built.distinct_commands
     reference = harness.load_reference(SLUG, entry.folder.resolve(), spec)
     # Scalars as the kernels receive them (float32), as the harness's check does.
     scalars = {k: float(np.float32(v)) for k, v in spec.scalars.items()}

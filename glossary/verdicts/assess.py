@@ -33,6 +33,7 @@ from glossary.entries.model import Entry, display_path
 from measure import store
 from measure.results import Result
 from measure.spec import fit_problems
+from measure.spec.signatures import signature_problems
 
 # `glossary new` writes "TODO: ..." where the author has prose to write.
 _SCAFFOLD = re.compile(r"\bTODO\b")
@@ -91,6 +92,7 @@ def assess(entry: Entry, results: dict[str, Result], policy: trust.Trust | None 
         refusals.append(Finding("review", f"reviewer {entry.meta.reviewer} has not signed with `glossary sign`; "
                                           f"a reviewer field written by hand does not publish"))
     refusals += [Finding("content", reason) for reason in scaffold_problems(entry)]
+    refusals += [Finding("spec", f"{key}: {why}") for key, why in _signature_problems(entry)]
     refusals += _result_refusals(entry, measured)
     refusals += [Finding("figures", _figure_reason(why)) for why in measured.figure_problems]
     refusals += [Finding("claims", reason) for reason in failing_claims(measured)]
@@ -103,6 +105,17 @@ def assess(entry: Entry, results: dict[str, Result], policy: trust.Trust | None 
     verdict = gate.judge(entry.meta.author, entry.meta.reviewer, extra)
     return Assessment(entry=entry, results=results, review=signed, measured=measured, verdict=verdict,
                       refusals=tuple(refusals), warnings=tuple(warnings), review_key=review_key)
+
+
+def _signature_problems(entry: Entry) -> list[tuple[str, str]]:
+    """Launch arguments the kernels' own signatures do not take (measure.spec.signatures): they would
+    be packed as one type and read as another."""
+    spec = entry.meta.measure
+    if spec is None:
+        return []
+    sources = {name: entry.kernel_files[name].decode("utf-8", "replace")
+               for name in spec.sources if name in entry.kernel_files}
+    return signature_problems(spec, sources)
 
 
 def _attested(entry: Entry, measured: Measured, results: dict[str, Result], policy: trust.Trust) -> Measured:
