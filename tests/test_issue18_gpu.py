@@ -143,6 +143,7 @@ def test_narrow_types_are_filled_poisoned_and_checked(tmp_path):
         "sizes": [{"n": 1 << 20}, {"n": 1001}], "headline": {"n": 1 << 20},
         "timing": {"warmups": 1, "runs": 3, "max_runs": 5}, "counters": False})
     result = harness.measure_entry("narrow", folder, spec, "sha256:test", progress=lambda s: None)
+    json.dumps(result, allow_nan=False)
     assert [s["check"]["elements_checked"] for s in result["sizes"]] == [3 << 20, 3 * 1001]
     assert result["sizes"][0]["working_set_bytes"] == 10 << 20
     assert result["method"]["check"]["tolerances"]["yi"] == [0.0, 0.0]

@@ -324,3 +324,15 @@ def test_typed_unions_keep_integers_and_name_every_branch():
     with pytest.raises(SchemaError, match="expected an integer or text"):
         load(Thing, {"value": 2.5})
     assert json_schema(Thing)["properties"]["value"]["anyOf"] == [{"type": "integer"}, {"type": "string"}]
+
+
+def test_an_exact_comparison_uses_no_tolerance_and_never_divides_zero_by_zero():
+    import warnings
+
+    from measure.harness.check import check_elements
+    got = np.array([0, 3, -4, 0], dtype=np.int8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = check_elements(got, got.astype(np.float64), 0.0, 0.0)
+    assert result["ok"] and result["max_tolerance_used"] == 0.0 and result["max_abs_err"] == 0.0
+    assert not check_elements(got, got.astype(np.float64) + [0, 0, 1, 0], 0.0, 0.0)["ok"]

@@ -73,7 +73,9 @@ def check_chunk(got: np.ndarray, ref: np.ndarray, offset: int, rtol: float, atol
         return out
     out["max_abs_err"] = float(err.max())
     # Near-zero references make max_rel_err large while atol covers them; this says how close to failing.
-    out["max_tolerance_used"] = float(np.divide(err, bound, out=got64).max())
+    # An exact comparison (int8: tolerance 0) has bound 0 where err is 0: no tolerance used, not 0/0.
+    got64.fill(0.0)
+    out["max_tolerance_used"] = float(np.divide(err, bound, out=got64, where=bound > 0).max())
     np.abs(ref64, out=bound)
     nonzero = bound > 0
     if nonzero.any():
