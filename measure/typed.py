@@ -62,6 +62,13 @@ def describe(value: Any) -> str:
 
 
 def _type_name(tp: Any) -> str:
+    return type_name(tp)
+
+
+def type_name(tp: Any, dataclass_words: Any = None) -> str:
+    """A field type in words, as error messages and the authors' reference say it ("a list of text").
+
+    ``dataclass_words(cls)`` words a nested dataclass; by default its keys are listed."""
     origin = get_origin(tp)
     if tp is str:
         return "text"
@@ -76,12 +83,16 @@ def _type_name(tp: Any) -> str:
     if origin is Literal:
         return "one of: " + ", ".join(repr(a) for a in get_args(tp))
     if origin is list:
-        return f"a list of {_type_name(get_args(tp)[0])}"
+        return f"a list of {type_name(get_args(tp)[0], dataclass_words)}"
     if origin is dict:
-        return f"a mapping of names to {_type_name(get_args(tp)[1])}"
+        return f"a mapping of names to {type_name(get_args(tp)[1], dataclass_words)}"
     if _is_optional(tp):
-        return _type_name(_strip_optional(tp))
+        return type_name(_strip_optional(tp), dataclass_words)
+    if origin in (Union, types.UnionType):
+        return " or ".join(type_name(a, dataclass_words) for a in get_args(tp))
     if dataclasses.is_dataclass(tp):
+        if dataclass_words is not None:
+            return dataclass_words(tp)
         return f"a mapping with keys {', '.join(f.name for f in dataclasses.fields(tp))}"
     return str(tp)
 
@@ -323,4 +334,4 @@ def doc(text: str, *, max_items: int | None = None, unique_items: bool = False, 
     return dataclasses.field(metadata=meta, **kwargs)
 
 
-__all__ = ["SchemaError", "describe", "doc", "json_schema", "load"]
+__all__ = ["SchemaError", "describe", "doc", "json_schema", "load", "type_name"]
