@@ -171,6 +171,10 @@ def _eval(node: ast.AST, env: dict, text: str):
 
 _OP_SIGN = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
             ast.Pow: "**"}
+# The language in words, for the authors' reference (measure.spec.docgen): each operator's sign, and
+# each function with the fewest and most arguments it takes.
+OPERATORS = tuple(_OP_SIGN[op] for op in _BINOPS)
+FUNCTIONS = {name: _ARITY[name] for name in _FUNCS}
 
 
 def _bounded(value, text: str, what: str):

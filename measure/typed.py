@@ -21,6 +21,7 @@ import dataclasses
 import datetime as dt
 import difflib
 import functools
+import re
 import reprlib
 import types
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
@@ -63,6 +64,13 @@ def describe(value: Any) -> str:
 
 
 def _type_name(tp: Any) -> str:
+    return type_name(tp)
+
+
+def type_name(tp: Any, dataclass_words: Any = None) -> str:
+    """A field type in words, as error messages and the authors' reference say it ("a list of text").
+
+    ``dataclass_words(cls)`` words a nested dataclass; by default its keys are listed."""
     origin = get_origin(tp)
     if tp is str:
         return "text"
@@ -77,15 +85,17 @@ def _type_name(tp: Any) -> str:
     if origin is Literal:
         return "one of: " + ", ".join(repr(a) for a in get_args(tp))
     if origin is list:
-        return f"a list of {_type_name(get_args(tp)[0])}"
+        return f"a list of {type_name(get_args(tp)[0], dataclass_words)}"
     if origin is dict:
-        return f"a mapping of names to {_type_name(get_args(tp)[1])}"
+        return f"a mapping of names to {type_name(get_args(tp)[1], dataclass_words)}"
     if _is_optional(tp):
-        return _type_name(_strip_optional(tp))
+        return type_name(_strip_optional(tp), dataclass_words)
     if _is_union(tp):
-        names = [_type_name(a) for a in get_args(tp)]
+        names = [type_name(a, dataclass_words) for a in get_args(tp)]
         return ", ".join(names[:-1]) + " or " + names[-1]
     if dataclasses.is_dataclass(tp):
+        if dataclass_words is not None:
+            return dataclass_words(tp)
         return f"a mapping with keys {', '.join(f.name for f in dataclasses.fields(tp))}"
     return str(tp)
 
@@ -158,6 +168,8 @@ def _convert(tp: Any, value: Any, key: str) -> Any:
             raise SchemaError(key, f"expected {expected}, found {describe(value)}")
         return value
     if tp is float:
+        if isinstance(value, str) and _YAML11_FLOAT.match(value.strip()):
+            return float(value)  # 1e-3: YAML 1.1 (PyYAML) reads an exponent without a point as text
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise SchemaError(key, f"expected {expected}, found {describe(value)}")
         return float(value)
@@ -166,6 +178,11 @@ def _convert(tp: Any, value: Any, key: str) -> Any:
             raise SchemaError(key, f"expected {expected}, found {describe(value)}")
         return value
     raise TypeError(f"unsupported field type {tp!r} at {key}")  # a programming error
+
+
+# A number in exponent form without a decimal point (1e-3, 5E+6): a float in YAML 1.2 and in every
+# author's mind, text to PyYAML's YAML 1.1 resolver.
+_YAML11_FLOAT = re.compile(r"^[-+]?[0-9]+[eE][-+]?[0-9]+$")
 
 
 def _convert_union(tp: Any, value: Any, key: str, expected: str) -> Any:
@@ -353,4 +370,4 @@ def doc(text: str, *, max_items: int | None = None, unique_items: bool = False, 
     return dataclasses.field(metadata=meta, **kwargs)
 
 
-__all__ = ["SchemaError", "describe", "doc", "json_schema", "load"]
+__all__ = ["SchemaError", "describe", "doc", "json_schema", "load", "type_name"]

@@ -336,3 +336,21 @@ def test_an_exact_comparison_uses_no_tolerance_and_never_divides_zero_by_zero():
         result = check_elements(got, got.astype(np.float64), 0.0, 0.0)
     assert result["ok"] and result["max_tolerance_used"] == 0.0 and result["max_abs_err"] == 0.0
     assert not check_elements(got, got.astype(np.float64) + [0, 0, 1, 0], 0.0, 0.0)["ok"]
+
+
+def test_the_designs_open_questions_are_answered_at_load_time():
+    assert spec_of(rtol="1e-3").rtol == 1e-3  # YAML 1.1 reads 1e-3 as text; a float field takes it
+    data = spec_data()
+    data["variants"][0]["launches"][0]["shared"] = "i * 4"
+    refused(data, "variants[0].launches[0].shared", "unknown name")
+    refused(spec_data(scalars={"big": 2**31}), "scalars.big", "type: int64")
+    data = spec_data(nvcc_flags=["-O3", "-DTILE=32"])
+    data["variants"][0]["defines"] = {"TILE": 16}
+    refused(data, "variants[0].defines", "define it in one place")
+    data = spec_data(nvcc_flags=["-O3", "-maxrregcount=32"])
+    data["variants"][0]["maxrregcount"] = 64
+    refused(data, "variants[0].maxrregcount", "one place")
+    data = spec_data(claims=[{"kind": "time_ratio", "num": "copy", "den": "other", "at_least": 1}])
+    data["variants"][1]["sweep"] = {"items": [1, 2]}
+    data["variants"][1]["name"] = "other"
+    refused(data, "claims[0]", "swept over different names")

@@ -78,9 +78,11 @@ class Figures:
     # -- choosing what to bind to ----------------------------------------------
 
     def on(self, device_key: str) -> "Figures":
+        """The same figures on another device, by its key, e.g. fig.on("tesla-t4")."""
         return dataclasses.replace(self, device_key=device_key)
 
     def at(self, **params: int) -> "Figures":
+        """The same figures at another point of measure.sizes, e.g. fig.at(n=16777216)."""
         return dataclasses.replace(self, size=params)
 
     def _device(self) -> DeviceView:
@@ -130,35 +132,42 @@ class Figures:
     # -- the figures ------------------------------------------------------------
 
     def ms(self, variant: str) -> Figure:
+        """The variant's time (the published statistic), in the unit that fits."""
         device, size, row = self._row(variant)
         return self._figure(fmt.duration(row.ms), device, size)
 
     def launch_us(self, variant: str) -> Figure:
+        """The variant's time, as fig.ms gives it (named for launch-overhead entries)."""
         device, size, row = self._row(variant)
         return self._figure(fmt.duration(row.ms), device, size)
 
     def gbps(self, variant: str) -> Figure:
+        """The variant's useful bytes per second, in GB/s."""
         device, size, row = self._row(variant)
         return self._figure(fmt.rate(row.gbps), device, size)
 
     def speedup(self, num: str, den: str) -> Figure:
+        """time(num) / time(den)."""
         device, size, a = self._row(num)
         _, _, b = self._row(den)
         return self._figure(fmt.ratio(a.ms / b.ms), device, size)
 
     def floor(self) -> Figure:
+        """The copy floor: the best GB/s of a float4 copy kernel and cuMemcpyDtoD, timed in the same run."""
         device, size = self._size()
         if size.copy_floor_gbps is None:
             raise NoResult("no copy floor recorded")
         return self._figure(fmt.rate(size.copy_floor_gbps), device, size)
 
     def of_floor(self, variant: str) -> Figure:
+        """The variant's GB/s as a percentage of the copy floor."""
         device, size, row = self._row(variant)
         if row.fraction_of_floor is None:
             raise NoResult("no copy floor recorded")
         return self._figure(fmt.percent(row.fraction_of_floor), device, size)
 
     def counted(self, variant: str) -> Figure:
+        """DRAM bytes per element the counters saw, with the caches flushed before every kernel."""
         device, size, row = self._row(variant)
         if row.counted_bytes_per_elem is None:
             raise NoResult(f"no DRAM counter data for {variant!r}")
@@ -172,13 +181,16 @@ class Figures:
         return self._figure(f"{fmt.fmt_bpe1(row.dram_as_timed)} B/elem", device, size)
 
     def elements(self) -> Figure:
+        """The elements at this size (the spec's elements expression)."""
         device, size = self._size()
         return self._figure(fmt.fmt_int(size.elements), device, size)
 
     def gpu(self) -> str:
+        """The device's name."""
         return plain_text(self._device().gpu)
 
     def l2(self) -> Figure:
+        """The device's L2 cache size, from the device attributes."""
         device = self._device()
         if not device.l2_bytes:
             raise NoResult(f"{device.gpu} has no recorded L2 size")
@@ -203,6 +215,7 @@ class Figures:
         return self._figure(fmt.ratio(a.counted_bytes_per_elem / b.counted_bytes_per_elem), device, size)
 
     def gflops(self, variant: str) -> Figure:
+        """The variant's GFLOP/s (needs flops_per_elem)."""
         device, size, value = self._value(variant, "gflops", f"{variant!r} has no flops_per_elem")
         return self._figure(fmt.rate(value, "GFLOP/s"), device, size)
 
@@ -230,6 +243,7 @@ class Figures:
         return self._figure(f"{fmt.significant(roof.ridge, 3)} FLOP/B", device, size)
 
     def of_roof(self, variant: str) -> Figure:
+        """The variant's GFLOP/s as a percentage of the measured roofline at its intensity."""
         device, size, roof = self._roofline()
         _, _, row = self._row(variant)
         fraction = roof.fraction(row)
@@ -238,6 +252,7 @@ class Figures:
         return self._figure(fmt.percent(fraction), device, size)
 
     def host_ms(self, variant: str) -> Figure:
+        """Host wall time of the variant's timed region (needs timing.clock: both)."""
         device, size, value = self._value(variant, "host_ms", _NO_HOST.format(variant))
         return self._figure(fmt.duration(value), device, size)
 
@@ -281,11 +296,13 @@ class Figures:
         return self.variants[variant]
 
     def bytes(self, variant: str) -> Figure:
+        """Predicted DRAM bytes per element (the spec's bytes_per_elem)."""
         if variant not in self.bytes_by_variant:
             raise NoResult(f"no variant {variant!r} in the spec")
         return Figure(f"{fmt.fmt_bpe(self.bytes_by_variant[variant])} B/elem", "predicted by the spec")
 
     def byte_ratio(self, num: str, den: str) -> Figure:
+        """Predicted bytes per element of num over those of den."""
         for v in (num, den):
             if v not in self.bytes_by_variant:
                 raise NoResult(f"no variant {v!r} in the spec")

@@ -22,7 +22,7 @@ LOG_STEPS = 4  # ... and only as it passes a quarter of its configurations
 def configurations(entry: Entry) -> int:
     """How many (size, variant) pairs measuring ``entry`` takes: sizes × variants, 0 without a spec."""
     spec = entry.meta.measure
-    return 0 if spec is None else len(spec.sizes) * len(spec.variants)
+    return 0 if spec is None else len(spec.sizes) * len(spec.measured_variants)
 
 
 class Tally:

@@ -20,6 +20,10 @@ from measure.typed import SchemaError, doc
 if TYPE_CHECKING:
     from measure.spec.sweep import MeasuredVariant
 
+def measured_names(spec: "MeasureSpec", name: str) -> str:
+    return ", ".join(v.name for v in spec.measured(name)[:2])
+
+
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 NCU_METRIC = re.compile(r"^[a-z0-9_]+__[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$")
 ARCH = re.compile(r"^sm_\d+a?$")
@@ -266,6 +270,22 @@ CLAIM_NEEDS = {
     "metric_bound": ("variant", "metric"),
     "metric_matches": ("variant", "metric"),
 }
+# What each claim kind claims, in words (the reference's table; Claim.kind's doc says it in one breath).
+CLAIM_DOCS = {
+    "speedup_matches_bytes": "time(num) / time(den) is within `tolerance` (relative) of the predicted byte ratio",
+    "speedup_matches_counted": "time(num) / time(den) is within `tolerance` of the ratio of DRAM bytes the "
+                               "counters saw",
+    "counter_bytes_match": "the DRAM bytes the counters saw for `variant` are within `tolerance` of its prediction",
+    "fraction_of_floor": "`variant` reaches at least `at_least` (default 0.9) of the copy floor",
+    "overfetch": "the DRAM bytes counted for `variant` are at least `at_least` times its useful bytes",
+    "fraction_of_roof": "`variant` reaches at least `at_least` of the measured roofline at its arithmetic intensity",
+    "launch_bound": "the host time of `variant` is at least `at_least` times its GPU time (needs timing.clock: both)",
+    "time_ratio": "time(num) / time(den) is at least `at_least` or at most `at_most` (one is required)",
+    "metric_bound": "`metric` of `variant` (a declared metric or a kernel attribute) is at least `at_least` or at "
+                    "most `at_most` (one is required)",
+    "metric_matches": "declared `metric` of `variant` is within `tolerance` of its prediction: relative, or "
+                      "absolute where the prediction is under 1",
+}
 # The claims that compare one number with a bound: at_least by default, at_most on request.
 BOUNDED_KINDS = ("fraction_of_floor", "overfetch", "fraction_of_roof", "launch_bound", "time_ratio", "metric_bound")
 # Bounded claims with no default bound: the author writes at_least or at_most.
@@ -458,6 +478,11 @@ class MeasureSpec:
         clash = set(self.buffers) & set(self.scalars)
         if clash:
             raise SchemaError("scalars", f"{sorted(clash)} name both a buffer and a scalar")
+        for name, value in self.scalars.items():
+            if isinstance(value, int) and not -2**31 <= value < 2**31:
+                raise SchemaError(f"scalars.{name}", f"{value:,} does not fit int32, the type of a bare integer; "
+                                                     f"write {{value: {value}, type: int64}}")
+        flag_defines = {f[2:].split("=")[0] for f in self.nvcc_flags if f.startswith("-D")}
         taken = params | set(self.buffers) | set(self.scalars) | set(DEVICE_NAMES) | {"i"}
         for vi, variant in enumerate(self.variants):
             for name in variant.sweep:
@@ -473,6 +498,13 @@ class MeasureSpec:
             for name, value in variant.defines.items():
                 check_expr(str(value), f"variants[{vi}].defines.{name}", swept | set(DEVICE_NAMES),
                            hint="an expression over the sweep and device names")
+            both = flag_defines & set(variant.defines)
+            if both:
+                raise SchemaError(f"variants[{vi}].defines", f"{', '.join(sorted(both))} is also defined in "
+                                                             f"measure.nvcc_flags; define it in one place")
+            if variant.maxrregcount is not None and any(f.startswith("-maxrregcount") for f in self.nvcc_flags):
+                raise SchemaError(f"variants[{vi}].maxrregcount", "measure.nvcc_flags sets -maxrregcount for every "
+                                                                  "variant already; set it in one place")
             if variant.maxrregcount is not None:
                 check_expr(str(variant.maxrregcount), f"variants[{vi}].maxrregcount", swept | set(DEVICE_NAMES),
                            hint="an expression over the sweep and device names")
@@ -487,8 +519,8 @@ class MeasureSpec:
                 for gi, text in enumerate(launch.grid):
                     check_expr(text, f"{where}.grid[{gi}]", launch_names)
                 for bi, text in enumerate(launch.block):
-                    check_expr(str(text), f"{where}.block[{bi}]", launch_names)
-                check_expr(str(launch.shared), f"{where}.shared", launch_names)
+                    check_expr(str(text), f"{where}.block[{bi}]", launch_names - {"i"})
+                check_expr(str(launch.shared), f"{where}.shared", launch_names - {"i"})
         measured = self.measured_variants
         every = {v.name for v in measured} | set(names)
         for ri, ratio in enumerate(self.ratios):
@@ -496,6 +528,16 @@ class MeasureSpec:
                 if getattr(ratio, key) not in every:
                     raise SchemaError(f"ratios[{ri}].{key}", f"expected a variant name ({', '.join(names)}), "
                                                             f"found {getattr(ratio, key)!r}")
+        from measure.spec.sweep import pairs
+        for what, items in (("ratios", self.ratios), ("claims", [c for c in self.claims if c.num is not None])):
+            for i, item in enumerate(items):
+                point = getattr(item, "point", None)
+                if point is not None and not any(v.matches(point) for v in measured):
+                    continue  # named below, as a point no sweep has
+                if not pairs(self, item.num, item.den, point):
+                    raise SchemaError(f"{what}[{i}]", f"{item.num} and {item.den} are swept over different names, "
+                                                      f"so no point of one meets a point of the other; name "
+                                                      f"measured variants such as {measured_names(self, item.num)}")
         metric_names = [m.name for m in self.metrics]
         if len(set(metric_names)) != len(metric_names):
             raise SchemaError("metrics", f"metric names must be unique, found {metric_names}")
