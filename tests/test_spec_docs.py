@@ -107,7 +107,7 @@ def test_constants_the_code_adds_appear_in_the_reference(monkeypatch):
     assert "Device names: none" in docgen.render_expressions()  # nothing is invented
     monkeypatch.setattr(limits, "DEVICE_NAMES", ("sm_count", "warp_size"), raising=False)
     assert "Device names: `sm_count`, `warp_size`." in docgen.render_expressions()
-    monkeypatch.setattr(limits, "DTYPE_TOLERANCES", {"float32": (1e-3, 2e-3)}, raising=False)
+    monkeypatch.setattr(limits, "DTYPE_TOLERANCE", {"float32": (1e-3, 2e-3)}, raising=False)
     assert "| `float32` | 4 | `0.001` | `0.002` |" in docgen.render_dtypes()
 
 

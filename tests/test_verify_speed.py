@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -92,14 +94,19 @@ def test_expected_outputs_are_computed_once_per_size_where_shared():
 
     shared = check.Expected(counting, {"x": np.arange(3.0)}, {}, {"n": 3})
     for name in ("a", "b", "c"):
-        shared.outputs(name)
+        shared.outputs(SimpleNamespace(base=name, point={}))
     assert shared.shared and len(calls) == 1
     seen = []
     per_variant = check.Expected(lambda variant, inputs, scalars, params: seen.append(variant) or {"y": 0},
                                  {}, {}, {})
     for name in ("a", "b", "a"):
-        per_variant.outputs(name)
+        per_variant.outputs(SimpleNamespace(base=name, point={}))
     assert not per_variant.shared and seen == ["a", "b", "a"]
+    # a sweep point is its own question even where the reference never reads the variant
+    calls.clear()
+    for block in (128, 256, 128):
+        shared.outputs(SimpleNamespace(base="a", point={"block": block}))
+    assert len(calls) == 3
 
 
 def test_the_committed_references_are_judged_as_written():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from measure import expr
-from measure.spec.limits import MAX_SHARED_BYTES, MAX_SIZE, NOMINAL_DEVICE
+from measure.spec.limits import DEVICE_NAMES, MAX_SHARED_BYTES, MAX_SIZE, NOMINAL_DEVICE
 from measure.typed import SchemaError
 
 if TYPE_CHECKING:
@@ -124,3 +124,51 @@ def check_expr(text: str, key: str, allowed: set[str] | None = None, hint: str =
         what = hint or "an expression over the size parameters"
         raise SchemaError(key, f"expected {what} ({', '.join(sorted(allowed))}), "
                                f"found unknown name(s) {', '.join(sorted(free - allowed))}")
+
+
+def check_variants(spec: MeasureSpec, params: set[str]) -> None:
+    """The names each variant's expressions may use (size parameters, its sweep, the device names,
+    ``i``), its sweep names against every other name, and its own build options against the spec's."""
+    for name, value in spec.scalars.items():
+        if isinstance(value, int) and not -2**31 <= value < 2**31:
+            raise SchemaError(f"scalars.{name}", f"{value:,} does not fit int32, the type of a bare integer; "
+                                                 f"write {{value: {value}, type: int64}}")
+    flag_defines = {f[2:].split("=")[0] for f in spec.nvcc_flags if f.startswith("-D")}
+    taken = params | set(spec.buffers) | set(spec.scalars) | set(DEVICE_NAMES) | {"i"}
+    for vi, variant in enumerate(spec.variants):
+        for name in variant.sweep:
+            if name in taken:
+                raise SchemaError(f"variants[{vi}].sweep.{name}", "this name is taken (a size parameter, "
+                                  "buffer, scalar, device name or i); choose another")
+        swept = set(variant.sweep)
+        launch_names = params | swept | set(DEVICE_NAMES) | {"i"}
+        for key in ("bytes_per_elem", "useful_bytes_per_elem", "flops_per_elem"):
+            value = getattr(variant, key)
+            if isinstance(value, str):
+                check_expr(value, f"variants[{vi}].{key}", params | swept)
+        for name, value in variant.defines.items():
+            check_expr(str(value), f"variants[{vi}].defines.{name}", swept | set(DEVICE_NAMES),
+                       hint="an expression over the sweep and device names")
+        both = flag_defines & set(variant.defines)
+        if both:
+            raise SchemaError(f"variants[{vi}].defines", f"{', '.join(sorted(both))} is also defined in "
+                                                         f"measure.nvcc_flags; define it in one place")
+        if variant.maxrregcount is not None and any(f.startswith("-maxrregcount") for f in spec.nvcc_flags):
+            raise SchemaError(f"variants[{vi}].maxrregcount", "measure.nvcc_flags sets -maxrregcount for every "
+                                                              "variant already; set it in one place")
+        if variant.maxrregcount is not None:
+            check_expr(str(variant.maxrregcount), f"variants[{vi}].maxrregcount", swept | set(DEVICE_NAMES),
+                       hint="an expression over the sweep and device names")
+        for li, launch in enumerate(variant.launches):
+            where = f"variants[{vi}].launches[{li}]"
+            for ai, arg in enumerate(launch.args):
+                if arg in spec.buffers or arg in spec.scalars:
+                    continue
+                check_expr(arg, f"{where}.args[{ai}]", launch_names,
+                           hint="a buffer, a scalar or an expression over the size parameters, sweep "
+                                "names and device names")
+            for gi, text in enumerate(launch.grid):
+                check_expr(text, f"{where}.grid[{gi}]", launch_names)
+            for bi, text in enumerate(launch.block):
+                check_expr(str(text), f"{where}.block[{bi}]", launch_names - {"i"})
+            check_expr(str(launch.shared), f"{where}.shared", launch_names - {"i"})

@@ -1,0 +1,211 @@
+"""The spec's claims: what an entry expects of its figures, each kind's needs and words, and the
+checks that tie claims (and ratios and metrics) to the variants and metrics a spec declares."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from measure.typed import SchemaError, doc
+
+if TYPE_CHECKING:
+    from measure.spec.model import MeasureSpec
+
+ARCH = re.compile(r"^sm_\d+a?$")
+
+
+CLAIM_NEEDS = {
+    "speedup_matches_bytes": ("num", "den"),
+    "speedup_matches_counted": ("num", "den"),
+    "counter_bytes_match": ("variant",),
+    "fraction_of_floor": ("variant",),
+    "overfetch": ("variant",),
+    "fraction_of_roof": ("variant",),
+    "launch_bound": ("variant",),
+    "time_ratio": ("num", "den"),
+    "metric_bound": ("variant", "metric"),
+    "metric_matches": ("variant", "metric"),
+}
+# What each claim kind claims, in words (the reference's table; Claim.kind's doc says it in one breath).
+CLAIM_DOCS = {
+    "speedup_matches_bytes": "time(num) / time(den) is within `tolerance` (relative) of the predicted byte ratio",
+    "speedup_matches_counted": "time(num) / time(den) is within `tolerance` of the ratio of DRAM bytes the "
+                               "counters saw",
+    "counter_bytes_match": "the DRAM bytes the counters saw for `variant` are within `tolerance` of its prediction",
+    "fraction_of_floor": "`variant` reaches at least `at_least` (default 0.9) of the copy floor",
+    "overfetch": "the DRAM bytes counted for `variant` are at least `at_least` times its useful bytes",
+    "fraction_of_roof": "`variant` reaches at least `at_least` of the measured roofline at its arithmetic intensity",
+    "launch_bound": "the host time of `variant` is at least `at_least` times its GPU time (needs timing.clock: both)",
+    "time_ratio": "time(num) / time(den) is at least `at_least` or at most `at_most` (one is required)",
+    "metric_bound": "`metric` of `variant` (a declared metric or a kernel attribute) is at least `at_least` or at "
+                    "most `at_most` (one is required)",
+    "metric_matches": "declared `metric` of `variant` is within `tolerance` of its prediction: relative, or "
+                      "absolute where the prediction is under 1",
+}
+# The claims that compare one number with a bound: at_least by default, at_most on request.
+BOUNDED_KINDS = ("fraction_of_floor", "overfetch", "fraction_of_roof", "launch_bound", "time_ratio", "metric_bound")
+# Bounded claims with no default bound: the author writes at_least or at_most.
+EXPLICIT_BOUND_KINDS = ("time_ratio", "metric_bound")
+# The lower bound of the older bounded claims where none is written.
+DEFAULT_AT_LEAST = 0.9
+# What a metric claim may name besides a declared metric: the kernel attributes of the variant's
+# launches (the largest over its launches; occupancy the smallest), recorded at every size.
+ATTRIBUTE_METRICS = {
+    "registers": "registers per thread",
+    "local_bytes": "local (spill) memory per thread, bytes",
+    "static_shared_bytes": "static shared memory per block, bytes",
+    "dynamic_shared_bytes": "dynamic shared memory per block, bytes",
+    "theoretical_occupancy": "resident warps per SM over the most an SM holds, a fraction",
+    "resident_warps": "resident warps per SM the launch allows",
+}
+
+
+@dataclass(frozen=True)
+class Claim:
+    """An expectation the build checks against every device and size."""
+
+    kind: Literal["speedup_matches_bytes", "speedup_matches_counted", "counter_bytes_match",
+                  "fraction_of_floor", "overfetch", "fraction_of_roof", "launch_bound",
+                  "time_ratio", "metric_bound", "metric_matches"] = doc(
+        "speedup_matches_bytes: time(num)/time(den) within `tolerance` (relative) of the predicted "
+        "byte ratio; speedup_matches_counted: the same against the ratio of DRAM bytes the counters "
+        "saw; counter_bytes_match: DRAM counter bytes of `variant` within `tolerance` of its "
+        "prediction; fraction_of_floor: `variant` reaches at least `at_least` of the copy floor; "
+        "overfetch: DRAM counter bytes of `variant` are at least `at_least` times its useful bytes; "
+        "fraction_of_roof: `variant` reaches at least `at_least` of the measured roofline at its "
+        "arithmetic intensity; launch_bound: host time of `variant` is at least `at_least` times "
+        "its GPU time (needs timing.clock: both); time_ratio: time(num)/time(den) is at least "
+        "`at_least` (or at most `at_most`); metric_bound: `metric` of `variant` is at least `at_least` "
+        "(or at most `at_most`); metric_matches: `metric` of `variant` is within `tolerance` of its "
+        "prediction (relative, or absolute where the prediction is under 1). With `at_most`, the bounded "
+        "claims claim an upper bound instead: the number stays at or below `at_most`")
+    num: str | None = doc("for speedup_matches_bytes, speedup_matches_counted and time_ratio: a variant "
+                          "(a swept base name applies at every point)", default=None)
+    den: str | None = doc("for speedup_matches_bytes, speedup_matches_counted and time_ratio", default=None)
+    variant: str | None = doc("for the claims about one variant", default=None)
+    metric: str | None = doc("for metric_bound and metric_matches: a declared metric's name, or a kernel "
+                             "attribute (registers, local_bytes, static_shared_bytes, dynamic_shared_bytes, "
+                             "theoretical_occupancy, resident_warps)", default=None)
+    tolerance: float = doc("relative tolerance, e.g. 0.1 for 10%", default=0.1)
+    at_least: float | None = doc("for fraction_of_floor and fraction_of_roof (e.g. 0.9; the default), "
+                                 "overfetch and launch_bound (a factor, e.g. 2), time_ratio and metric_bound "
+                                 "(which need it or at_most)", default=None)
+    at_most: float | None = doc(
+        "turns fraction_of_floor, fraction_of_roof, overfetch or launch_bound into an upper bound: "
+        "the number stays at or below this (e.g. 0.75: a kernel stays under 75% of the roof); "
+        "at_least is then not used", default=None)
+    sizes: Literal["all", "past_l2"] = doc(
+        "which sizes the claim is about: all, or only those whose working set is past 4x the L2",
+        default="past_l2")
+    size: dict[str, int] | None = doc(
+        "judge only this point of the sweep (one of measure.sizes), e.g. {chunk: 1024}", default=None)
+    point: dict[str, int] | None = doc(
+        "judge only these values of the variants' launch-parameter sweep, e.g. {block: 256}", default=None)
+    archs: list[str] | None = doc(
+        "judge only on these architectures, e.g. [sm_90]; elsewhere the verdict says the claim does not "
+        "apply there", default=None)
+    devices: list[str] | None = doc(
+        "judge only on these GPUs, by name as recorded, e.g. [NVIDIA H200]", default=None)
+    expected_failure: str | None = doc(
+        "why this claim is expected to fail (a sentence the reviewer signs, shown beside the verdict); "
+        "without it a failing claim keeps the entry off the site", default=None)
+
+    @property
+    def lower(self) -> float:
+        """The lower bound a bounded claim checks (``at_least``, else DEFAULT_AT_LEAST)."""
+        return DEFAULT_AT_LEAST if self.at_least is None else self.at_least
+
+    def applies_to(self, gpu: str | None, arch: str | None) -> str | None:
+        """None where the claim is judged on this device; else why not, in words."""
+        if self.archs is not None and (arch or "").rstrip("a") not in {a.rstrip("a") for a in self.archs}:
+            return f"the claim is about {', '.join(self.archs)} only; this is {arch or 'an unknown arch'}"
+        if self.devices is not None and gpu not in self.devices:
+            return f"the claim is about {', '.join(self.devices)} only"
+        return None
+
+    def validate(self) -> None:
+        if not self.tolerance >= 0:
+            raise SchemaError("tolerance", f"expected a relative tolerance of at least 0, found {self.tolerance}")
+        if self.at_least is not None and not self.at_least > 0 and self.kind not in ("metric_bound",):
+            raise SchemaError("at_least", f"expected a number above 0, found {self.at_least}")
+        if self.kind in EXPLICIT_BOUND_KINDS and self.at_least is None and self.at_most is None:
+            raise SchemaError("at_least", f"a {self.kind} claim needs at_least or at_most")
+        if self.at_least is not None and self.kind not in BOUNDED_KINDS:
+            raise SchemaError("at_least", f"only {', '.join(BOUNDED_KINDS)} claims take a bound, not {self.kind}")
+        for i, arch in enumerate(self.archs or ()):
+            if not ARCH.match(arch):
+                raise SchemaError(f"archs[{i}]", f"expected an arch such as sm_90, found {arch!r}")
+        if self.at_most is not None:
+            if self.kind not in BOUNDED_KINDS:
+                raise SchemaError("at_most", f"only {', '.join(BOUNDED_KINDS)} claims take an upper bound, "
+                                             f"not {self.kind}")
+            if not self.at_most > 0 and self.kind != "metric_bound":
+                raise SchemaError("at_most", f"expected a number above 0, found {self.at_most}")
+        if self.expected_failure is not None and len(self.expected_failure.split()) < 3:
+            raise SchemaError("expected_failure", f"expected a sentence saying why the claim fails, "
+                                                  f"found {self.expected_failure!r}")
+        for key in CLAIM_NEEDS[self.kind]:
+            if getattr(self, key) is None:
+                raise SchemaError(key, f"required for a {self.kind} claim")
+
+
+def measured_names(spec: MeasureSpec, name: str) -> str:
+    return ", ".join(v.name for v in spec.measured(name)[:2])
+
+
+def check_claims(spec: MeasureSpec, params: set[str], names: list[str], every: set[str]) -> None:
+    """Ratios, metrics and claims against the spec's variants (base and measured names ``every``),
+    its declared metrics and its sweeps: a SchemaError under the key at fault."""
+    measured = spec.measured_variants
+    from measure.spec.sweep import pairs
+    for what, items in (("ratios", spec.ratios), ("claims", [c for c in spec.claims if c.num is not None])):
+        for i, item in enumerate(items):
+            point = getattr(item, "point", None)
+            if point is not None and not any(v.matches(point) for v in measured):
+                continue  # named below, as a point no sweep has
+            if not pairs(spec, item.num, item.den, point):
+                raise SchemaError(f"{what}[{i}]", f"{item.num} and {item.den} are swept over different names, "
+                                                  f"so no point of one meets a point of the other; name "
+                                                  f"measured variants such as {measured_names(spec, item.num)}")
+    metric_names = [m.name for m in spec.metrics]
+    if len(set(metric_names)) != len(metric_names):
+        raise SchemaError("metrics", f"metric names must be unique, found {metric_names}")
+    for mi, metric in enumerate(spec.metrics):
+        if metric.name in ATTRIBUTE_METRICS:
+            raise SchemaError(f"metrics[{mi}].name", f"{metric.name} is a kernel attribute, recorded "
+                                                     f"without ncu; choose another name")
+        for name in metric.predict or {}:
+            if name not in every:
+                raise SchemaError(f"metrics[{mi}].predict.{name}",
+                                  f"expected a variant name ({', '.join(names)}), found {name!r}")
+    for ci, claim in enumerate(spec.claims):
+        if claim.size is not None and dict(claim.size) not in [dict(p) for p in spec.sizes]:
+            raise SchemaError(f"claims[{ci}].size", f"expected one of the sizes, found {dict(claim.size)}")
+        if claim.kind == "launch_bound" and spec.timing.clock != "both":
+            raise SchemaError(f"claims[{ci}].kind", "a launch_bound claim needs timing.clock: both "
+                                                    "(host and GPU time of the same region)")
+        for key in ("num", "den", "variant"):
+            value = getattr(claim, key)
+            if value is not None and value not in every:
+                raise SchemaError(f"claims[{ci}].{key}", f"expected a variant name ({', '.join(names)}), "
+                                                        f"found {value!r}")
+        if claim.metric is not None:
+            known = metric_names + list(ATTRIBUTE_METRICS)
+            if claim.metric not in known:
+                raise SchemaError(f"claims[{ci}].metric", f"expected a declared metric or a kernel attribute "
+                                                          f"({', '.join(known)}), found {claim.metric!r}")
+            if claim.kind == "metric_matches" and claim.metric not in metric_names:
+                raise SchemaError(f"claims[{ci}].metric", "metric_matches checks a declared metric's "
+                                                          "prediction; kernel attributes have none")
+            if claim.kind == "metric_matches":
+                metric = spec.metrics[metric_names.index(claim.metric)]
+                if not spec.predicted(metric, claim.variant):
+                    raise SchemaError(f"claims[{ci}].variant", f"metric {metric.name} predicts nothing for "
+                                                               f"{claim.variant}; add it to its predict")
+        elif claim.kind in ("metric_bound", "metric_matches"):
+            raise SchemaError(f"claims[{ci}].metric", f"required for a {claim.kind} claim")
+        if claim.point is not None:
+            chosen = [v for v in measured if v.matches(claim.point)]
+            if not chosen:
+                raise SchemaError(f"claims[{ci}].point", f"no variant's sweep has the point {dict(claim.point)}")
