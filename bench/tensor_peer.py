@@ -1,6 +1,6 @@
 """A PyTorch peer for the tensor-cores entry: cuBLAS matrix products on the entry's shapes.
 
-    python3 bench/tensor_peer.py [--sizes 1024,2048,4096] [--runs 50] [--results FILE]
+    python3 bench/tensor_peer.py [--sizes 1024,2048,4096] [--runs 50] [--results entries/<slug>/results/<gpu>.json]
 
 For each square size m = n = k it times torch.matmul with CUDA events (warm-ups first, then
 --runs samples, the median kept) in three forms that bracket the entry's kernels:
@@ -10,7 +10,8 @@ For each square size m = n = k it times torch.matmul with CUDA events (warm-ups 
     fp32   float32 inputs and output, TF32 disabled (the FMA pipes)
 
 and prints TFLOP/s (2 m n k FLOPs per product) side by side, beside the harness's figures for
-the entry's variants where a results file is given (default: the H200 one, if recorded).
+every variant of a results file that records FLOPs at square sizes m = n = k, where one is
+given (the tensor-core entry's recorded results, say).
 The library products are the "how fast can this card multiply" figure; the entry's kernels
 answer "what do tensor cores buy over FMAs for the same simple kernel".  Without torch or
 without a CUDA device it says so and exits 0: it is a peer to run on the GPU node.
@@ -24,9 +25,6 @@ import statistics
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_RESULTS = ROOT / "entries" / "tensor-cores" / "results" / "nvidia-h200.json"
-HARNESS_VARIANTS = ("wmma_f16", "wmma_bf16", "fma")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -34,8 +32,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--sizes", default="1024,2048,4096", help="comma-separated m = n = k values")
     ap.add_argument("--warmups", type=int, default=5)
     ap.add_argument("--runs", type=int, default=50)
-    ap.add_argument("--results", type=Path, default=DEFAULT_RESULTS,
-                    help="the entry's recorded results, for the harness columns (skipped if absent)")
+    ap.add_argument("--results", type=Path, default=None,
+                    help="a recorded results file, for the harness columns (skipped if absent)")
     args = ap.parse_args(argv)
     args.sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     return args
@@ -46,13 +44,13 @@ def tflops(size: int, ms: float) -> float:
     return 2.0 * size ** 3 / (ms * 1e-3) / 1e12
 
 
-def harness_tflops(path: Path) -> dict[tuple[int, str], float]:
+def harness_tflops(path: Path | None) -> dict[tuple[int, str], float]:
     """{(m, variant): TFLOP/s} from a results file: flops_per_elem x elements over the mean time.
 
-    Reads the file's own fields only (sizes[].params, elements, variants[].flops_per_elem and
-    stats.mean); a variant without them is left out.  Sweep points are not expected here.
+    Reads the file's own fields only (sizes[].params with m = n = k, elements,
+    variants[].flops_per_elem and stats.mean); a variant without them is left out.
     """
-    if not path.exists():
+    if path is None or not path.exists():
         return {}
     data = json.loads(path.read_text(encoding="utf-8"))
     out = {}
@@ -62,7 +60,7 @@ def harness_tflops(path: Path) -> dict[tuple[int, str], float]:
             continue
         for name, v in (size.get("variants") or {}).items():
             flops, mean = v.get("flops_per_elem"), (v.get("stats") or {}).get("mean")
-            if name in HARNESS_VARIANTS and flops and mean:
+            if flops and mean:
                 out[(params["m"], name)] = flops * size["elements"] / (mean * 1e-3) / 1e12
     return out
 
@@ -84,13 +82,14 @@ def time_ms(torch, fn, warmups: int, runs: int) -> float:
 
 
 def render(rows: list[dict], harness: dict[tuple[int, str], float]) -> str:
-    cols = ["torch fp16", "torch bf16", "torch fp32"] + ([f"harness {v}" for v in HARNESS_VARIANTS] if harness else [])
+    variants = list(dict.fromkeys(v for _, v in harness))   # in the file's order
+    cols = ["torch fp16", "torch bf16", "torch fp32"] + [f"harness {v}" for v in variants]
     lines = ["TFLOP/s, median of the samples (torch) or the recorded mean (harness)",
              f"{'m=n=k':>8} " + " ".join(f"{c:>18}" for c in cols)]
     for row in rows:
         cells = [row["fp16"], row["bf16"], row["fp32"]]
-        if harness:
-            cells += [harness.get((row["size"], v)) for v in HARNESS_VARIANTS]
+        if variants:
+            cells += [harness.get((row["size"], v)) for v in variants]
         lines.append(f"{row['size']:>8} " + " ".join(f"{c:>18.1f}" if c is not None else f"{'-':>18}" for c in cells))
     return "\n".join(lines)
 

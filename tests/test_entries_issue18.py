@@ -16,6 +16,7 @@ import importlib.util
 import itertools
 import json
 import math
+import re
 import shutil
 import subprocess
 import sys
@@ -388,7 +389,7 @@ def test_tensor_peer_flops_and_the_harness_columns(tmp_path):
     assert got[(1024, "wmma_f16")] == pytest.approx(peer.tflops(1024, 0.05))
     assert peer.harness_tflops(tmp_path / "absent.json") == {}
     table = peer.render([{"size": 1024, "fp16": 1.0, "bf16": 2.0, "fp32": 3.0}], got)
-    assert "harness wmma_bf16" in table and table.splitlines()[-1].split()[0] == "1024"
+    assert "harness wmma_f16" in table and "harness fma" in table and table.splitlines()[-1].split()[0] == "1024"
 
 
 def test_tensor_peer_skips_cleanly_without_a_gpu():
@@ -401,3 +402,48 @@ def test_tensor_peer_skips_cleanly_without_a_gpu():
         pass
     done = subprocess.run([sys.executable, str(path), "--sizes", "64", "--runs", "1"], capture_output=True, text=True)
     assert done.returncode == 0 and "GPU node" in done.stderr
+
+
+# -- predictions that come from the compiler's own report (nvcc 13.0) ---------------------------
+
+def _ptxas_report(source: Path, arch: str, flags: list[str], tmp_path: Path) -> dict[str, int]:
+    cmd = ["nvcc", "--cubin", "-std=c++17", "-O3", "-arch", arch, *flags, "-Xptxas", "-v",
+           "-o", str(tmp_path / "k.cubin"), str(source)]
+    text = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
+    found = {key: int(m.group(1)) for key, pat in (("registers", r"Used (\d+) registers"),
+                                                    ("spill_st", r"(\d+) bytes spill stores"),
+                                                    ("spill_ld", r"(\d+) bytes spill loads"),
+                                                    ("stack", r"(\d+) bytes stack frame"))
+             if (m := re.search(pat, text))}
+    return found
+
+
+def _nvcc_13_0() -> bool:
+    if shutil.which("nvcc") is None:
+        return False
+    return "release 13.0" in subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout
+
+
+@pytest.mark.skipif(not _nvcc_13_0(), reason="the predictions are nvcc 13.0's spill and register counts")
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_spill_predictions_are_the_compilers_spill_bytes_per_element(arch, tmp_path):
+    m = front_matter("register-spilling")["measure"]
+    ref = reference_of("register-spilling")
+    predict = {metric["name"]: metric["predict"] for metric in m["metrics"]}
+    for regs in m["variants"][0]["sweep"]["regs"]:
+        report = _ptxas_report(ENTRIES / "register-spilling" / "rotate.cu", arch, [f"-maxrregcount={regs}"], tmp_path)
+        name = f"spill[regs={regs}]"
+        assert predict["local_ld"][name] == pytest.approx(report["spill_ld"] / ref.N)
+        assert predict["local_st"][name] == pytest.approx(report["spill_st"] / ref.N)
+        assert report["registers"] <= regs
+
+
+@pytest.mark.skipif(not _nvcc_13_0(), reason="the predictions are nvcc 13.0's register counts")
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_occupancy_ballast_raises_registers_without_spilling(arch, tmp_path):
+    metric = front_matter("occupancy")["measure"]["metrics"][0]
+    for ballast in (0, 32, 64, 128):
+        report = _ptxas_report(ENTRIES / "occupancy" / "scale.cu", arch, [f"-DBALLAST={ballast}"], tmp_path)
+        assert report["spill_ld"] == report["spill_st"] == 0 and report["stack"] == 0
+        warps = _resident_blocks(report["registers"], 256) * 8
+        assert metric["predict"][f"by_regs[ballast={ballast}]"] == pytest.approx(100 * warps / 64)
