@@ -354,3 +354,21 @@ def test_the_designs_open_questions_are_answered_at_load_time():
     data["variants"][1]["sweep"] = {"items": [1, 2]}
     data["variants"][1]["name"] = "other"
     refused(data, "claims[0]", "swept over different names")
+
+
+def test_launch_attributes_from_the_function_and_a_grid_that_leaves_sms_emptier():
+    from types import SimpleNamespace
+
+    from measure.harness.launches import Call, launch_attributes
+    func = SimpleNamespace(num_regs=32, shared_size_bytes=0, local_size_bytes=8, max_threads_per_block=1024)
+    full = Call("k", func, (132 * 64, 1, 1), (256, 1, 1), (), 0)
+    small = Call("k", func, (132, 1, 1), (256, 1, 1), (), 0)
+    rec_full, rec_small = launch_attributes([full, full, small], H100)  # a repeated launch is recorded once
+    assert (rec_full["resident_blocks_per_sm"], rec_full["occupancy_limit"], rec_full["theoretical_occupancy"]) == \
+        (8, "warps", 1.0)
+    assert (rec_small["resident_blocks_per_sm"], rec_small["limit_blocks_per_sm"], rec_small["occupancy_limit"]) == \
+        (1, 8, "grid")
+    assert rec_small["theoretical_occupancy"] == 8 / 64 and rec_small["local_bytes"] == 8
+    driver = launch_attributes([full], H100, driver_blocks=lambda call: 7)[0]
+    assert (driver["resident_blocks_per_sm"], driver["formula_blocks_per_sm"], driver["occupancy_source"]) == \
+        (7, 8, "driver")

@@ -127,7 +127,7 @@ def launch_attributes(calls: list[Call], limits: dict[str, int],
     recorded beside the formula's and wins where they differ."""
     out, seen = [], set()
     for call in calls:
-        key = (call.kernel, call.block, call.shared, id(call.func))
+        key = (call.kernel, call.grid, call.block, call.shared, id(call.func))
         if key in seen:
             continue
         seen.add(key)
@@ -151,6 +151,12 @@ def launch_attributes(calls: list[Call], limits: dict[str, int],
                 warps = -(-threads // limits.get("warp_size", 32))
                 rec.update(resident_blocks_per_sm=blocks, resident_warps_per_sm=blocks * warps,
                            occupancy_source="driver")
+            # A grid of fewer blocks than the SMs hold leaves them emptier than their limits allow.
+            spread = -(-call.grid[0] * call.grid[1] * call.grid[2] // limits["sm_count"]) if "sm_count" in limits else None
+            if spread is not None and spread < rec["resident_blocks_per_sm"]:
+                warps = -(-threads // limits.get("warp_size", 32))
+                rec.update(limit_blocks_per_sm=rec["resident_blocks_per_sm"], resident_blocks_per_sm=spread,
+                           resident_warps_per_sm=spread * warps, occupancy_limit="grid")
             rec["theoretical_occupancy"] = rec["resident_warps_per_sm"] / fit.max_warps_per_sm
         out.append(rec)
     return out

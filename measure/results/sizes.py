@@ -207,8 +207,11 @@ class LaunchAttrs(Record):
     max_warps_per_sm: int | None = field("the most warps an SM holds", at_least=1, default=None)
     theoretical_occupancy: float | None = field("resident warps over the most an SM holds", at_least=0,
                                                 default=None)
-    occupancy_limit: Literal["warps", "registers", "shared", "blocks"] | None = field(
-        "what limits residency (measure.occupancy)", default=None)
+    occupancy_limit: Literal["warps", "registers", "shared", "blocks", "grid"] | None = field(
+        "what limits residency (measure.occupancy); grid: the launch has fewer blocks per SM than the "
+        "SM's limits allow", default=None)
+    limit_blocks_per_sm: int | None = field("where the grid limits: the blocks an SM could hold", at_least=0,
+                                            default=None)
     occupancy_source: Literal["driver", "formula"] | None = field(
         "resident blocks from the driver (cuOccupancyMaxActiveBlocksPerMultiprocessor) or the formula",
         default=None)

@@ -58,11 +58,12 @@ DEVICE_NAMES = {
     "regs_per_sm": "32-bit registers per SM (65,536)",
     "regs_per_block": "32-bit registers a block may use (65,536)",
     "l2_bytes": "L2 cache size, bytes",
+    "reserved_smem_per_block": "shared memory the driver reserves per resident block, bytes (1 KiB on sm_80 and newer)",
 }
 NOMINAL_DEVICE = {"sm_count": 132, "warp_size": 32, "max_threads_per_block": 1024, "max_threads_per_sm": 2048,
                   "max_blocks_per_sm": 32, "smem_per_block": 48 << 10, "smem_per_block_optin": 227 << 10,
                   "smem_per_sm": 228 << 10, "regs_per_sm": 65536, "regs_per_block": 65536,
-                  "l2_bytes": 50 << 20}
+                  "l2_bytes": 50 << 20, "reserved_smem_per_block": 1024}
 
 # nvcc options an entry may pass: what changes the code generated, nothing that names a file, a host
 # compiler or a program to run on the verification node (-o, -ccbin, -Xcompiler, --run, -include ...).
