@@ -82,8 +82,8 @@ def _spec(metrics=(), counters_on=False):
         "variants": [
             {"name": "shared", "label": "staged through shared memory", "bytes_per_elem": 8,
              "sweep": {"block": [128, 1024]}, "launches": [launch]},
-            {"name": "optin", "label": "64 KiB of dynamic shared memory", "bytes_per_elem": 8,
-             "launches": [dict(launch, block=[256], grid=["ceil(n / 256)"], shared=65536)]},
+            {"name": "optin", "label": "dynamic shared memory, opted in", "bytes_per_elem": 8, "sweep": {"kb": [96, 64]},
+             "launches": [dict(launch, block=[256], grid=["ceil(n / 256)"], shared="kb * 1024")]},
             {"name": "doubled", "label": "built with FACTOR=2 and 32 registers", "bytes_per_elem": 8,
              "defines": {"FACTOR": 2}, "maxrregcount": 32,
              "launches": [dict(launch, block=[256], grid=["ceil(n / 256)"], shared="warp_size * 32")]},
@@ -105,16 +105,20 @@ def test_sweeps_builds_and_attributes_on_the_gpu(tmp_path):
     env = result["environment"]
     limits = env["limits"]
     assert limits["sm_count"] > 0 and limits["smem_per_block_optin"] >= 65536
-    assert set(env["compile_commands"]) == {"shared[block=128]", "shared[block=1024]", "optin", "doubled", "spill"}
+    assert set(env["compile_commands"]) == {"shared[block=128]", "shared[block=1024]", "optin[kb=96]", "optin[kb=64]",
+                                            "doubled", "spill"}
     assert "-DFACTOR=2 -maxrregcount=32" in env["compile_commands"]["doubled"]
     assert "-DFACTOR" not in env["compile_commands"]["shared[block=128]"]
     size = result["sizes"][0]
     variants = size["variants"]
-    assert list(variants) == ["shared[block=128]", "shared[block=1024]", "optin", "doubled", "spill"]
+    # optin[kb=96] and optin[kb=64] share one function: both are prepared before either runs
+    assert list(variants) == ["shared[block=128]", "shared[block=1024]", "optin[kb=96]", "optin[kb=64]", "doubled",
+                              "spill"]
     assert variants["shared[block=1024]"]["base"] == "shared" and variants["shared[block=1024]"]["point"] == {"block": 1024}
     attrs = {name: v["launch_attrs"][0] for name, v in variants.items()}
     assert attrs["shared[block=1024]"]["block"] == [1024, 1, 1] and attrs["shared[block=1024]"]["dynamic_shared_bytes"] == 4096
-    assert attrs["optin"]["dynamic_shared_bytes"] == 65536
+    assert attrs["optin[kb=64]"]["dynamic_shared_bytes"] == 65536
+    assert attrs["optin[kb=96]"]["resident_blocks_per_sm"] == 2
     assert attrs["doubled"]["registers"] <= 32 and attrs["doubled"]["dynamic_shared_bytes"] == 32 * limits["warp_size"]
     assert attrs["spill"]["local_bytes"] > 0
     for name, rec in attrs.items():
@@ -126,7 +130,7 @@ def test_sweeps_builds_and_attributes_on_the_gpu(tmp_path):
         if rec["occupancy_source"] == "driver":  # cuda-bindings installed: the formula agrees with the driver
             assert rec["formula_blocks_per_sm"] == held, (name, rec)
     # 64 KiB + reservation per block: three fit the 228 KiB of an H100/H200 SM
-    assert attrs["optin"]["occupancy_limit"] == "shared"
+    assert attrs["optin[kb=64]"]["occupancy_limit"] == "shared" and attrs["optin[kb=64]"]["resident_blocks_per_sm"] == 3
     print("occupancy source:", env["occupancy_source"])
     print({n: (a["registers"], a["resident_blocks_per_sm"], a["occupancy_limit"]) for n, a in attrs.items()})
 

@@ -115,8 +115,10 @@ def _check_block(func: Any, block: tuple[int, int, int], shared: int, limits: di
         raise MeasurementError(f"{where}: {static:,} bytes of static and {shared:,} of dynamic shared memory, "
                                f"more than the {optin:,} a block may use on this device")
     if shared > DEFAULT_SHARED_LIMIT - static:
+        # To the most the device allows, not to this launch's bytes: every variant's calls are prepared
+        # before any runs, and a function shared by variants (a sweep of shared memory) keeps one value.
         import pycuda.driver as drv
-        func.set_attribute(drv.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, shared)
+        func.set_attribute(drv.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, optin - static)
 
 
 def launch_attributes(calls: list[Call], limits: dict[str, int],
