@@ -102,11 +102,21 @@ def test_expected_outputs_are_computed_once_per_size_where_shared():
     for name in ("a", "b", "a"):
         per_variant.outputs(SimpleNamespace(base=name, point={}))
     assert not per_variant.shared and seen == ["a", "b", "a"]
-    # a sweep point is its own question even where the reference never reads the variant
+    # a sweep point is its own question where the reference reads params, and not where it does not
     calls.clear()
     for block in (128, 256, 128):
         shared.outputs(SimpleNamespace(base="a", point={"block": block}))
-    assert len(calls) == 3
+    assert calls == []  # the size's one answer serves every point
+
+    def by_point(variant, inputs, scalars, params):
+        calls.append(params["block"])
+        return {"y": inputs["x"]}
+
+    calls.clear()
+    pointed = check.Expected(by_point, {"x": np.arange(3.0)}, {}, {"n": 3})
+    for block in (128, 256, 128):
+        pointed.outputs(SimpleNamespace(base="a", point={"block": block}))
+    assert calls == [128, 256, 128]
 
 
 def test_the_committed_references_are_judged_as_written():

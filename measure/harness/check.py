@@ -95,10 +95,21 @@ def reads_variant(reference: Callable) -> bool:
     """Whether ``reference``'s result can depend on the variant it is asked about: it reads its first
     parameter (or cannot be inspected).  A reference that never reads it gives every variant the
     same expected outputs, so they are computed once per size instead of once per variant."""
+    return reads_argument(reference, 0)
+
+
+def reads_point(reference: Callable) -> bool:
+    """Whether ``reference``'s result can depend on a sweep point: it reads ``params``, its fourth
+    parameter (or cannot be inspected).  One that never does answers every point of a sweep alike."""
+    return reads_argument(reference, 3)
+
+
+def reads_argument(reference: Callable, position: int) -> bool:
+    """Whether ``reference`` reads its parameter at ``position`` (True where it cannot be inspected)."""
     code = getattr(reference, "__code__", None)
-    if code is None or code.co_argcount < 1 or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+    if code is None or code.co_argcount <= position or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
         return True
-    name = code.co_varnames[0]
+    name = code.co_varnames[position]
     if name in code.co_cellvars:  # a closure inside reads it
         return True
     for ins in dis.get_instructions(code):
@@ -122,13 +133,14 @@ class Expected:
         self.reference, self.inputs64, self.scalars, self.params = reference, inputs64, scalars, params
         self.in_phase = in_phase  # a context the reference runs in (the phase clock's "reference")
         self.shared = not reads_variant(reference)
+        self.by_point = reads_point(reference)
         self._cache: dict[str | None, Any] = {}
 
     def outputs(self, variant: MeasuredVariant) -> Any:
         """The reference's answer for a measured variant: asked about its base name, with its sweep
         point among the params (``ask``)."""
         base, params = ask(variant, self.params)
-        key = (None if self.shared else base, tuple(variant.point.items()))
+        key = (None if self.shared else base, tuple(variant.point.items()) if self.by_point else ())
         if key not in self._cache:
             self._cache.clear()  # one variant's float64 outputs at a time: they can be gigabytes
             with self.in_phase():
