@@ -20,7 +20,7 @@ from glossary.figures.fig import Figures, NoResult
 from glossary.figures.fmt import plain_text
 from glossary.figures.masking import mask_code, unmask_code
 from glossary.figures.views import DeviceView
-from measure.spec import Variant
+from measure.spec import MeasureSpec, Variant
 
 
 def _env() -> SandboxedEnvironment:
@@ -65,7 +65,8 @@ def _not_figures(template: nodes.Template) -> list[int]:
 
 
 def render_body(body: str, devices: tuple[DeviceView, ...], bytes_by_variant: dict[str, float],
-                variants: tuple[Variant, ...] = (), first_line: int = 1) -> tuple[str, list[str]]:
+                variants: tuple[Variant, ...] = (), first_line: int = 1,
+                spec: MeasureSpec | None = None) -> tuple[str, list[str]]:
     """Render the body's bound figures; returns (markdown, problems).
 
     Only ``{{ fig... }}`` outside code is evaluated: fenced code and code spans (a PTX
@@ -81,7 +82,8 @@ def render_body(body: str, devices: tuple[DeviceView, ...], bytes_by_variant: di
     if "{{" not in masked and "{%" not in masked and "{#" not in masked:
         return body, []
     problems: list[str] = []
-    fig = Figures(devices, dict(bytes_by_variant), problems=problems, variants={v.name: v for v in variants})
+    fig = Figures(devices, dict(bytes_by_variant), problems=problems, variants={v.name: v for v in variants},
+                  spec=spec)
     env = _env()
 
     def guard(method):

@@ -13,9 +13,14 @@ tooltip saying where it was measured.
     fig.l2()   fig.launch_us(v)
     coalescing:  fig.useful(v)  fig.overfetch(v)  fig.counted_ratio(a, b)
     roofline:    fig.gflops(v)  fig.intensity(v)  fig.ceiling()  fig.ridge()  fig.of_roof(v)
+    kernels:     fig.registers(v)  fig.local_bytes(v)  fig.shared_bytes(v)  fig.occupancy(v)  fig.resident_warps(v)
+    metrics:     fig.metric(v, name)  fig.predicted(v, name)  fig.time_ratio(a, b)  fig.tflops(v)
     launches:    fig.host_ms(v)  fig.per_launch_us(v)  fig.host_per_launch_us(v)  fig.launch_cost_us(v)
                  fig.crossover(v): the least work per launch where GPU time per launch reaches the
                  host's cost per launch (its least host time per launch in the sweep)
+
+A swept variant is named by its point, ``fig.gbps("copy[block=128]")``, or the point is picked
+as a size is: ``fig.at(block=128).gbps("copy")`` (a point chosen stays when a later ``at`` picks a size).
 
 A figure that has no data (a device never measured, a size not swept) raises
 NoResult; the body renders it as a visible "[no result: ...]" marker and reports it.
@@ -28,11 +33,12 @@ import html
 from dataclasses import dataclass, field
 
 from glossary.figures import fmt
+from glossary.figures.sweeps import measured_name, prediction, split_point
 from glossary.figures.views import DeviceView, SizeView
 # Text from result files or an author's arguments lands in the body, which is verbatim Markdown:
 # it goes in as the entry template's values do, as inert text.
 from glossary.figures.fmt import plain_text
-from measure.spec import Variant
+from measure.spec import MeasureSpec, Variant
 
 
 _NO_HOST = "no host time recorded for {!r} (timing.clock: both)"
@@ -74,6 +80,8 @@ class Figures:
     size: dict | None = None
     problems: list[str] = field(default_factory=list)
     variants: dict[str, Variant] = field(default_factory=dict)  # the spec's, for predictions
+    spec: MeasureSpec | None = None  # for swept variants' names and declared metrics
+    point: dict | None = None  # sweep values chosen with at(block=128)
 
     # -- choosing what to bind to ----------------------------------------------
 
@@ -82,8 +90,11 @@ class Figures:
         return dataclasses.replace(self, device_key=device_key)
 
     def at(self, **params: int) -> "Figures":
-        """The same figures at another point of measure.sizes, e.g. fig.at(n=16777216)."""
-        return dataclasses.replace(self, size=params)
+        """The same figures at another point of measure.sizes, e.g. fig.at(n=16777216), or of a sweep, fig.at(block=128)."""
+        size, point = split_point(self.variants, params)
+        if not point:
+            return dataclasses.replace(self, size=params)
+        return dataclasses.replace(self, size=size or self.size, point={**(self.point or {}), **point})
 
     def _device(self) -> DeviceView:
         usable = [d for d in self.devices if d.status == "ok"]
@@ -111,10 +122,17 @@ class Figures:
 
     def _row(self, variant: str):
         device, size = self._size()
+        name = self._name(variant)
         for row in size.rows:
-            if row.name == variant:
+            if row.name == name:
                 return device, size, row
-        raise NoResult(f"no variant {variant!r} at this size")
+        raise NoResult(f"no variant {name!r} at this size")
+
+    def _name(self, variant: str) -> str:
+        try:
+            return measured_name(self.variants, self.point, variant)
+        except LookupError as why:
+            raise NoResult(str(why)) from None
 
     def _value(self, variant: str, attr: str, why: str) -> tuple[DeviceView, SizeView, float]:
         """A row's derived value, or NoResult(why) where it was not recorded."""
@@ -199,6 +217,9 @@ class Figures:
     def useful(self, variant: str) -> Figure:
         """Bytes per element the computation needs (the spec's useful_bytes_per_elem)."""
         spec = self._spec_variant(variant)
+        if isinstance(spec.useful_bytes, str) or spec.sweep:
+            device, size, row = self._row(variant)
+            return self._predicted_at(f"{fmt.fmt_bpe(row.useful_bytes)} B/elem", size)
         return Figure(f"{fmt.fmt_bpe(spec.useful_bytes)} B/elem", "predicted by the spec")
 
     def overfetch(self, variant: str) -> Figure:
@@ -224,6 +245,9 @@ class Figures:
         spec = self._spec_variant(variant)
         if not spec.flops_per_elem:
             raise NoResult(f"{variant!r} has no flops_per_elem")
+        if isinstance(spec.flops_per_elem, str) or isinstance(spec.bytes_per_elem, str) or spec.sweep:
+            device, size, value = self._value(variant, "intensity", f"{variant!r} has no flops_per_elem")
+            return self._predicted_at(f"{fmt.significant(value, 3)} FLOP/B", size)
         return Figure(f"{fmt.significant(spec.flops_per_elem / spec.bytes_per_elem, 3)} FLOP/B", "predicted by the spec")
 
     def _roofline(self):
@@ -288,22 +312,89 @@ class Figures:
                 return self._figure(f"{fmt.fmt_int(per)} elements per launch", device, size)
         raise NoResult(f"{variant!r} is launch-bound at every size of the sweep")
 
-    # Predictions come from the spec, not from a device.
+    # -- kernel attributes (the most over a variant's launches; occupancy the least) ----------
+
+    def _kernel(self, variant: str, attr: str, text) -> Figure:
+        device, size, value = self._value(variant, attr, f"no kernel attributes recorded for {variant!r}")
+        return Figure(text(value), f"{device.gpu}, kernel attributes at {fmt.fmt_int(size.elements)} elements, "
+                                   f"captured {device.captured_on}")
+
+    def registers(self, variant: str) -> Figure:
+        """Registers per thread of the loaded kernel (the most over the variant's launches)."""
+        return self._kernel(variant, "registers", lambda v: f"{fmt.fmt_int(v)} registers per thread")
+
+    def local_bytes(self, variant: str) -> Figure:
+        """Local (spill) memory per thread (the most over the variant's launches)."""
+        return self._kernel(variant, "local_bytes", lambda v: f"{fmt.fmt_bytes(v)} per thread")
+
+    def shared_bytes(self, variant: str) -> Figure:
+        """Shared memory per block, static plus dynamic (the most over the variant's launches)."""
+        return self._kernel(variant, "shared_bytes", lambda v: f"{fmt.fmt_bytes(v)} per block")
+
+    def occupancy(self, variant: str) -> Figure:
+        """Theoretical occupancy, percent: resident warps over the most an SM holds (the least over launches)."""
+        return self._kernel(variant, "theoretical_occupancy", fmt.percent)
+
+    def resident_warps(self, variant: str) -> Figure:
+        """Resident warps per SM the launch allows (the launch with the least occupancy)."""
+        return self._kernel(variant, "resident_warps", lambda v: f"{fmt.fmt_int(v)} warps per SM")
+
+    # -- declared metrics, ratios, rates ------------------------------------------------------
+
+    def metric(self, variant: str, name: str) -> Figure:
+        """A declared Nsight Compute metric (measure.metrics) as the spec normalises it, with its unit."""
+        device, size, row = self._row(variant)
+        m = row.metric(name)
+        if m is None:
+            raise NoResult(f"no counter data for metric {name!r} of {row.name!r} at this size")
+        caches = "caches as the timed runs had them" if m.as_timed else "caches flushed before every kernel"
+        return Figure(fmt.quantity(m.value, m.unit), f"{device.gpu}, {m.label}, Nsight Compute with the {caches}, "
+                                                     f"{fmt.fmt_int(size.elements)} elements, captured {device.captured_on}")
+
+    def predicted(self, variant: str, name: str) -> Figure:
+        """A declared metric's prediction for the variant (the spec's predict)."""
+        try:
+            metric, value = prediction(self.spec, self._name(variant), name)
+        except LookupError as why:
+            raise NoResult(str(why)) from None
+        return Figure(fmt.quantity(value, metric.unit), f"{metric.label}, predicted by the spec")
+
+    def time_ratio(self, num: str, den: str) -> Figure:
+        """time(num) / time(den), as fig.speedup gives it."""
+        return self.speedup(num, den)
+
+    def tflops(self, variant: str) -> Figure:
+        """The variant's TFLOP/s (needs flops_per_elem)."""
+        device, size, value = self._value(variant, "gflops", f"{variant!r} has no flops_per_elem")
+        return self._figure(fmt.rate(value / 1000, "TFLOP/s"), device, size)
+
+    # Predictions come from the spec; one written as an expression is the results' figure at the size.
 
     def _spec_variant(self, variant: str) -> Variant:
-        if variant not in self.variants:
+        found = self.variants.get(variant) or next((v.spec for v in (self.spec.measured_variants if self.spec else ())
+                                                    if v.name == variant), None)
+        if found is None:
             raise NoResult(f"no variant {variant!r} in the spec")
-        return self.variants[variant]
+        return found
+
+    def _predicted_at(self, text: str, size: SizeView) -> Figure:
+        return Figure(text, f"predicted by the spec at {fmt.fmt_int(size.elements)} elements")
+
+    def _bytes(self, variant: str) -> tuple[float, SizeView | None]:
+        value = self.bytes_by_variant.get(variant)
+        if isinstance(value, (int, float)):
+            return value, None
+        self._spec_variant(variant)  # NoResult for a name the spec does not have
+        return self._row(variant)[2].bytes_per_elem, self._size()[1]
 
     def bytes(self, variant: str) -> Figure:
         """Predicted DRAM bytes per element (the spec's bytes_per_elem)."""
-        if variant not in self.bytes_by_variant:
-            raise NoResult(f"no variant {variant!r} in the spec")
-        return Figure(f"{fmt.fmt_bpe(self.bytes_by_variant[variant])} B/elem", "predicted by the spec")
+        value, size = self._bytes(variant)
+        text = f"{fmt.fmt_bpe(value)} B/elem"
+        return self._predicted_at(text, size) if size else Figure(text, "predicted by the spec")
 
     def byte_ratio(self, num: str, den: str) -> Figure:
         """Predicted bytes per element of num over those of den."""
-        for v in (num, den):
-            if v not in self.bytes_by_variant:
-                raise NoResult(f"no variant {v!r} in the spec")
-        return Figure(fmt.ratio(self.bytes_by_variant[num] / self.bytes_by_variant[den]), "predicted by the spec")
+        (a, at_a), (b, at_b) = self._bytes(num), self._bytes(den)
+        text = fmt.ratio(a / b)
+        return self._predicted_at(text, at_a or at_b) if at_a or at_b else Figure(text, "predicted by the spec")

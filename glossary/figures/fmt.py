@@ -79,6 +79,12 @@ def ratio(value: float) -> str:
     return f"{significant(value, 3)}×"
 
 
+def quantity(value: float, unit: str = "") -> str:
+    """A counted quantity with its unit, to four significant figures: '31.00 conflicts', '87.5%' (pure)."""
+    text = significant(value)
+    return text if not unit else f"{text}{unit}" if unit == "%" else f"{text} {unit}"
+
+
 def percent(fraction: float) -> str:
     """A fraction as a whole percentage, or one decimal under 10%: '101%', '4.2%' (pure)."""
     pct = 100 * fraction

@@ -12,12 +12,14 @@ from pathlib import Path
 from glossary.entries.model import Entry, measurement_fingerprint
 from glossary.figures import fmt
 from measure import results, stats
-from measure.results import Environment, Failure, Method, Result, staleness
+from glossary.figures.sweeps import MetricRow, RowExtras, RowKernelMixin, SizeSweepMixin, occupancy_note
+from measure.results import Environment, Failure, LaunchAttrs, Method, Result, staleness
 from measure.spec import working_set_bytes
+from measure.spec.sweep import pairs
 
 
 @dataclass(frozen=True)
-class VariantRow:
+class VariantRow(RowKernelMixin):
     name: str
     label: str
     ms: float
@@ -35,6 +37,10 @@ class VariantRow:
     host_ms: float | None = None  # host wall time of the same region (timing.clock: both)
     short_label: str | None = None  # the spec's short form of the label, for tight spaces
     ci_rel: float | None = None  # half the 95% confidence interval of the statistic, over the statistic
+    base: str | None = None  # the spec variant a sweep point belongs to (None without a sweep)
+    point: tuple[tuple[str, int], ...] = ()  # the sweep values, in sweep order
+    launch_attrs: tuple[LaunchAttrs, ...] = ()  # each distinct launch's kernel attributes
+    metrics: tuple[MetricRow, ...] = ()  # the spec's declared metrics, where counted at this size
 
     @property
     def display(self) -> str:
@@ -131,7 +137,7 @@ def roofline(rows: tuple["VariantRow", ...] | list["VariantRow"], floor_gbps: fl
 
 
 @dataclass(frozen=True)
-class SizeView:
+class SizeView(SizeSweepMixin):
     params: dict
     elements: int
     working_set_bytes: int | None
@@ -224,6 +230,11 @@ class DeviceView:
             f"{n} at {fmt.fmt_int(e)}" for e, n in counts) + " elements)"
 
     @property
+    def occupancy_note(self) -> str:
+        """Where resident blocks per SM came from, in words: the driver, or the formula and why."""
+        return occupancy_note(self)
+
+    @property
     def captured_on(self) -> str:
         return self.environment.captured_at[:10]
 
@@ -240,14 +251,16 @@ def _device_view(entry: Entry, key: str, result: Result, current: str | None) ->
     spec = entry.meta.measure
     statistic = result.method.statistic if result.method else (spec.timing.statistic if spec else "mean")
     headline = dict(spec.headline) if spec else {}
-    labels = {v.name: v.label for v in spec.variants} if spec else {}
-    shorts = {v.name: v.short for v in spec.variants if v.short} if spec else {}
-    ratio_specs = [(r.num, r.den) for r in spec.ratios] if spec else []
+    measured = spec.measured_variants if spec else ()
+    labels = {v.name: v.label for v in measured}
+    shorts = {v.name: v.short for v in measured if v.short}
+    ratio_specs = [(n.name, d.name) for r in spec.ratios for n, d in pairs(spec, r.num, r.den)] if spec else []
+    extras = RowExtras(spec)
     sizes = []
     for size in result.sizes if result.ok else ():
         floor = size.copy_floor.gbps if size.copy_floor else None
         ci = dict(size.sampling.median_ci_rel) if size.sampling else {}
-        rows = [_row(name, var, labels, shorts, statistic, size.elements, floor, ci.get(name))
+        rows = [extras.add(_row(name, var, labels, shorts, statistic, size.elements, floor, ci.get(name)), var)
                 for name, var in size.variants.items()]
         by_name = {r.name: r for r in rows}
         ratios = tuple(

@@ -99,6 +99,8 @@ def _size(size: SizeView) -> dict:
             "counted_bytes_per_elem": r.counted_bytes_per_elem,
             "fraction_of_floor": round(r.fraction_of_floor, 4) if r.fraction_of_floor is not None else None,
             "samples": r.samples,
+            # a launch-parameter sweep's point (only where the variant has one)
+            **({"base": r.base, "point": dict(r.point)} if r.base is not None else {}),
         } for r in size.rows],
         "ratios": [{"num": q.num, "den": q.den, "time_ratio": round(q.time_ratio, 4),
                     "byte_ratio": round(q.byte_ratio, 4)} for q in size.ratios],

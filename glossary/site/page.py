@@ -75,7 +75,8 @@ def entry_context(model: PageModel, catalog: dict[int, lessons.CatalogLesson],
                       for d in model.devices for s in d.sizes for r in s.rows)
     any_flops = any(r.gflops is not None for d in model.devices for s in d.sizes for r in s.rows)
     kinds = {c.kind for c in meta.measure.claims} if meta.measure else set()
-    floor_claims = [c.variant for c in meta.measure.claims if c.kind == "fraction_of_floor"] if meta.measure else []
+    floor_claims = [v.name for c in meta.measure.claims if c.kind == "fraction_of_floor"
+                    for v in meta.measure.measured(c.variant)] if meta.measure else []
     by_device = _claims_by_device(model)
     return {
         "page": {

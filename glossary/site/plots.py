@@ -69,6 +69,8 @@ def alt_text(view: DeviceView) -> str:
         text += " across the size sweep"
         if view.l2_bytes and _x_is_bytes(view):
             text += " with the L2 size marked"
+    for t in _point_sweeps(view.headline):
+        text += f"; GB/s across the {t.names[0]} sweep at {fmt.fmt_int(view.headline.elements)} elements"
     if view.headline and view.headline.roofline:
         text += "; the measured roofline (GFLOP/s against FLOP per byte, log-log) with the ridge point marked"
     if view.host_timed:
@@ -81,6 +83,7 @@ def device_svg(view: DeviceView) -> bytes:
     if not has_plot(view):
         raise ValueError(f"{view.gpu}: no successful measurement to plot")
     panels = [_bars(view.headline)]
+    panels += [_point_panel(view.headline, t) for t in _point_sweeps(view.headline)]
     if _sweep(view):
         panels.append(_sweep_panel(view))
         if any(s.ratios for s in view.sizes):
@@ -207,6 +210,36 @@ def _sweep_panel(view: DeviceView) -> svgplot.Panel:
                                   marker="s", dash="--", marker_size=3,
                                   titles=[f"copy floor at {_at(view, s)}: {fmt.rate(s.copy_floor_gbps)}"
                                           for _, s in floor]))
+    return panel
+
+
+def _point_sweeps(size: SizeView | None) -> list:
+    """The launch-parameter sweeps a plot draws: those over one name with at least two values.
+    (A sweep over several names is a grid of points; its table shows it.)"""
+    if size is None or not size.swept:
+        return []
+    return [t for t in size.sweep_tables if len(t.names) == 1 and len(t.points) > 1]
+
+
+def _point_panel(size: SizeView, table) -> svgplot.Panel:
+    """GB/s against a launch parameter (log2 where every value is a power of two), a line per base
+    variant, the copy floor dashed.  Working-set and L2 marks belong to sizes, not to this axis."""
+    name = table.names[0]
+    values = [float(p[0][1]) for p in table.points]
+    log = all(v > 0 and float(v).is_integer() and int(v) & (int(v) - 1) == 0 for v in values)
+    # powers of two sit evenly on a log2 axis, each value its own tick; other values get the axis's own ticks
+    ticks = tuple((v, fmt.fmt_int(int(v))) for v in values) if log else None
+    panel = svgplot.Panel(width=svgplot.PANEL_WIDTH, title=f"GB/s across {name} at {fmt.fmt_int(size.elements)} elements",
+                          xlabel=name, ylabel="GB/s", xscale=svgplot.Scale(log=log, base=2), xticks=ticks,
+                          grid="y", ylim=(0.0, None))
+    for i, (base, short) in enumerate(table.bases):
+        found = [(v, r) for v, p in zip(values, table.points) if (r := table.cell(p, base)) is not None]
+        panel.series.append(_line([(v, r.gbps) for v, r in found], PALETTE[i % len(PALETTE)], short, marker="o",
+                                  titles=[f"{r.display}: {_figures(r, size.copy_floor_gbps)}" for _, r in found]))
+    if size.copy_floor_gbps:
+        floor = fmt.rate(size.copy_floor_gbps)
+        panel.refs.append(svgplot.RefLine(size.copy_floor_gbps, at_x=False, color=FLOOR_COLOR, dash="--",
+                                          label=f"copy floor {floor}", title=f"copy floor: {floor}"))
     return panel
 
 

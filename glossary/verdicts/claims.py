@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from glossary.figures import fmt
 from glossary.figures.views import DeviceView, SizeView, VariantRow, counted_ratio
 from measure import stats
+from glossary.verdicts.claim_kinds import (METRIC_JUDGES, NEW_KINDS, and_ as _and, describe_new, expand, reaches as _reaches,
+                                           scope_note as _scope_note, time_ratio as _time_ratio)
 from measure.spec import Claim, MeasureSpec
 
 PAST_L2_FACTOR = 4  # a size is "past the L2" when its working set is at least this many L2s
@@ -34,8 +36,10 @@ def describe(claim: Claim, spec: MeasureSpec) -> str:
     """The claim in words, e.g. 'staged / fused matches the byte ratio within 10%'."""
     tol = f"{100 * claim.tolerance:.0f}%"
     num, den, variant = (short_name(spec, n) for n in (claim.num, claim.den, claim.variant))
+    if claim.kind in NEW_KINDS:
+        return describe_new(claim, spec, num, den, variant) + _size_note(claim) + _scope_note(claim)
     if claim.at_most is not None:
-        return _describe_at_most(claim, variant) + _size_note(claim)
+        return _describe_at_most(claim, variant) + _size_note(claim) + _scope_note(claim)
     text = {
         "speedup_matches_bytes": f"{num} / {den} time ratio matches the byte ratio within {tol}",
         "speedup_matches_counted": f"{num} / {den} time ratio matches the ratio of DRAM bytes "
@@ -47,7 +51,7 @@ def describe(claim: Claim, spec: MeasureSpec) -> str:
                             f"roofline at its intensity",
         "launch_bound": f"{variant} takes the host at least {claim.lower:g}× its GPU time",
     }[claim.kind]
-    return text + _size_note(claim)
+    return text + _size_note(claim) + _scope_note(claim)
 
 
 def _describe_at_most(claim: Claim, variant: str | None) -> str:
@@ -61,8 +65,12 @@ def _describe_at_most(claim: Claim, variant: str | None) -> str:
 
 
 def short_name(spec: MeasureSpec, name: str | None) -> str | None:
-    """A variant as tight spaces name it: the spec's short form, else its label (pure)."""
+    """A variant as tight spaces name it: the spec's short form, else its label; a sweep point's
+    with its point ('grid-stride copy, block 128') (pure)."""
     for v in spec.variants:
+        if v.name == name:
+            return v.short or v.label
+    for v in spec.measured_variants:
         if v.name == name:
             return v.short or v.label
     return name
@@ -73,39 +81,44 @@ def _size_note(claim: Claim) -> str:
 
 
 def evaluate(spec: MeasureSpec, device: DeviceView) -> list[ClaimVerdict]:
-    """Every claim of ``spec`` at every size ``device`` recorded."""
+    """Every claim of ``spec`` at every size ``device`` recorded; a claim naming a swept variant
+    once per point it stands for (``expand``)."""
     out = []
-    for claim in spec.claims:
-        for size in device.sizes:
-            out.append(_evaluate(claim, spec, device, size))
+    for written in spec.claims:
+        # out of scope here: one line for the claim as written, not one per point it stands for
+        scoped = written.applies_to(device.gpu, device.environment.arch) is not None
+        for claim in [written] if scoped else expand(written, spec):
+            statement = describe(claim, spec)
+            for size in device.sizes:
+                out.append(_evaluate(claim, spec, device, size, statement))
     return out
 
 
-def _evaluate(claim: Claim, spec: MeasureSpec, device: DeviceView, size: SizeView) -> ClaimVerdict:
-    statement = describe(claim, spec)
+def _evaluate(claim: Claim, spec: MeasureSpec, device: DeviceView, size: SizeView,
+              statement: str | None = None) -> ClaimVerdict:
+    statement = describe(claim, spec) if statement is None else statement
 
     def verdict(status: str, numbers: str) -> ClaimVerdict:
         return ClaimVerdict(claim, device.gpu, size.elements, status, statement, numbers)
 
+    scope = claim.applies_to(device.gpu, device.environment.arch)
+    if scope is not None:
+        return verdict("n/a", scope)
     if claim.size is not None and dict(claim.size) != dict(size.params):
         return verdict("n/a", f"the claim is about {stats.size_label(dict(claim.size))} only")
     if claim.sizes == "past_l2" and device.l2_bytes and size.working_set_bytes:
         if size.working_set_bytes < PAST_L2_FACTOR * device.l2_bytes:
             return verdict("n/a", f"working set {fmt.fmt_bytes(size.working_set_bytes)} is under "
                                   f"{PAST_L2_FACTOR}× the L2 ({fmt.fmt_bytes(device.l2_bytes)})")
-    status, numbers = _JUDGES[claim.kind](claim, size, {r.name: r for r in size.rows})
+    if claim.kind in ("metric_bound", "metric_matches"):
+        status, numbers = METRIC_JUDGES[claim.kind](claim, spec, {r.name: r for r in size.rows})
+    else:
+        status, numbers = _JUDGES[claim.kind](claim, size, {r.name: r for r in size.rows})
     return verdict(status, numbers)
 
 
 def _within(off: float, claim: Claim) -> str:
     return "holds" if abs(off) <= claim.tolerance else "fails"
-
-
-def _reaches(value: float, claim: Claim) -> str:
-    """The verdict of a bounded claim: at least ``at_least``, or at most ``at_most`` where given."""
-    if claim.at_most is not None:
-        return "holds" if value <= claim.at_most else "fails"
-    return "holds" if value >= claim.lower else "fails"
 
 
 def _speedup_bytes(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tuple[str, str]:
@@ -191,6 +204,7 @@ _JUDGES = {
     "overfetch": _overfetch,
     "fraction_of_roof": _of_roof,
     "launch_bound": _launch_bound,
+    "time_ratio": _time_ratio,
 }
 
 
@@ -233,10 +247,6 @@ class ClaimSummary:
         """The smallest size where the claim fails: its numbers explain the verdict."""
         failed = [v for v in self.evaluated if v.failed]
         return min(failed, key=lambda v: v.elements) if failed else None
-
-
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def summarize(verdicts: list[ClaimVerdict]) -> list[ClaimSummary]:

@@ -32,7 +32,7 @@ def collect(entry: Entry, results: dict[str, Result]) -> Measured:
     spec = entry.meta.measure
     predicted = {v.name: v.bytes_per_elem for v in spec.variants} if spec else {}
     body, problems = bind.render_body(entry.body, devices, predicted, spec.variants if spec else (),
-                                      first_line=body_first_line(entry))
+                                      first_line=body_first_line(entry), spec=spec)
     verdicts = tuple(v for d in devices for v in claims.evaluate(spec, d)) if spec else ()
     return Measured(devices, body, tuple(problems), verdicts)
 

@@ -1,0 +1,360 @@
+"""What issue 18's results add to the page model: launch-parameter sweeps, kernel attributes and
+declared Nsight Compute metrics.
+
+``glossary.figures.views`` builds its rows and sizes with these: ``RowExtras`` adds a row's sweep
+point, launch attributes and metrics (a row without them is left exactly as it was), and the
+mixins give ``VariantRow`` and ``SizeView`` what the tables, plots, figures and claims read.
+Pure: no template, no I/O.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from glossary.figures import fmt
+from measure import results
+from measure.results import LaunchAttrs
+from measure.spec import MeasureSpec
+from measure.spec.sweep import point_name, point_words
+
+if TYPE_CHECKING:
+    from glossary.figures.views import VariantRow
+
+
+@dataclass(frozen=True)
+class MetricRow:
+    """A declared Nsight Compute metric of one variant at one size, with its prediction."""
+
+    name: str
+    label: str
+    unit: str
+    value: float
+    pass_name: str  # "flushed" (caches flushed before every kernel) or "unflushed" (as timed)
+    predicted: float | None = None
+    metric: str | None = None  # the ncu metric
+    per: str = "total"
+    value_as_timed: float | None = None  # the unflushed pass's value, where recorded
+
+    @property
+    def as_timed(self) -> bool:
+        return self.pass_name == "unflushed"
+
+
+class RowKernelMixin:
+    """A row's sweep point, kernel attributes (the largest resource use over its launches, the least
+    occupancy) and declared metrics; ``VariantRow`` holds the fields."""
+
+    base: str | None
+    point: tuple
+    launch_attrs: tuple
+    metrics: tuple
+    name: str
+
+    @property
+    def base_name(self) -> str:
+        """The spec variant's name: the base of a sweep point, else the name itself."""
+        return self.base or self.name
+
+    @property
+    def point_text(self) -> str:
+        """'block 128, items 4': the sweep point in words ('' without a sweep)."""
+        return point_words(dict(self.point))
+
+    def metric(self, name: str) -> "MetricRow | None":
+        """The declared metric ``name`` at this size, where counted."""
+        for m in self.metrics:
+            if m.name == name:
+                return m
+        return None
+
+    # Kernel attributes over the variant's launches: the largest resource use, the least residency.
+
+    def _most(self, attr: str) -> int | None:
+        return max((getattr(a, attr) for a in self.launch_attrs), default=None)
+
+    @property
+    def registers(self) -> int | None:
+        return self._most("registers")
+
+    @property
+    def local_bytes(self) -> int | None:
+        return self._most("local_bytes")
+
+    @property
+    def static_shared_bytes(self) -> int | None:
+        return self._most("static_shared_bytes")
+
+    @property
+    def dynamic_shared_bytes(self) -> int | None:
+        return self._most("dynamic_shared_bytes")
+
+    @property
+    def shared_bytes(self) -> int | None:
+        """Static plus dynamic shared memory per block, the largest over the launches."""
+        return max((a.static_shared_bytes + a.dynamic_shared_bytes for a in self.launch_attrs), default=None)
+
+    @property
+    def least_resident(self) -> LaunchAttrs | None:
+        """The launch with the least theoretical occupancy (where recorded)."""
+        rated = [a for a in self.launch_attrs if a.theoretical_occupancy is not None]
+        return min(rated, key=lambda a: a.theoretical_occupancy) if rated else None
+
+    @property
+    def theoretical_occupancy(self) -> float | None:
+        a = self.least_resident
+        return a.theoretical_occupancy if a else None
+
+    @property
+    def resident_warps(self) -> int | None:
+        """Resident warps per SM of the launch with the least occupancy."""
+        a = self.least_resident
+        return a.resident_warps_per_sm if a else None
+
+
+class SizeSweepMixin:
+    """The sweep tables, kernel attributes and declared metrics of one size; ``SizeView`` holds the rows."""
+
+    rows: tuple
+
+    @property
+    def swept(self) -> bool:
+        """Whether some variant here is a point of a launch-parameter sweep."""
+        return any(r.point for r in self.rows)
+
+    @property
+    def sweep_tables(self) -> tuple["SweepTable", ...]:
+        """The launch-parameter sweeps at this size: one table per set of sweep names."""
+        return sweep_tables(self.rows)
+
+    @property
+    def has_attrs(self) -> bool:
+        return any(r.launch_attrs for r in self.rows)
+
+    @property
+    def has_metrics(self) -> bool:
+        return any(r.metrics for r in self.rows)
+
+    @property
+    def metric_columns(self) -> tuple["MetricRow", ...]:
+        """One MetricRow per declared metric counted here (the first variant's), in spec order."""
+        seen: dict[str, MetricRow] = {}
+        for r in self.rows:
+            for m in r.metrics:
+                seen.setdefault(m.name, m)
+        return tuple(seen.values())
+
+    def metric_predicted(self, name: str) -> bool:
+        return any(m.predicted is not None for r in self.rows for m in r.metrics if m.name == name)
+
+    @property
+    def metrics_as_timed(self) -> bool:
+        """Whether some value here comes from the pass with the caches as timed (the flushed one lacked it)."""
+        return any(m.as_timed for r in self.rows for m in r.metrics)
+
+    @property
+    def attr_rows(self) -> tuple["AttrRow", ...]:
+        return attr_rows(self.rows)
+
+    @property
+    def multi_launch_attrs(self) -> bool:
+        """Whether some variant has several distinct launches (the attributes table then names kernels)."""
+        return any(len(r.launch_attrs) > 1 for r in self.rows)
+
+
+@dataclass(frozen=True)
+class AttrRow:
+    """One launch's kernel attributes as the Kernel attributes table shows them."""
+
+    variant: str  # the variant's label
+    kernel: str
+    registers: int
+    static_shared_bytes: int
+    dynamic_shared_bytes: int
+    local_bytes: int
+    occupancy: float | None
+    resident_warps: int | None
+    max_warps: int | None
+    limit: str | None
+    source: str | None  # "driver" or "formula"
+    formula_blocks: int | None  # the formula's resident blocks, where the driver answered otherwise
+    resident_blocks: int | None
+    limit_blocks: int | None = None  # where the grid limits: the blocks an SM could hold
+
+    @property
+    def limit_text(self) -> str:
+        """'registers', or 'grid (an SM holds 16 blocks)' where the launch has fewer blocks than that."""
+        if self.limit == "grid" and self.limit_blocks is not None:
+            return f"grid (an SM holds {fmt.fmt_int(self.limit_blocks)} blocks)"
+        return self.limit or "–"
+
+    @property
+    def shared_bytes(self) -> int:
+        return self.static_shared_bytes + self.dynamic_shared_bytes
+
+    @property
+    def shared_text(self) -> str:
+        """'1 KiB', '1 KiB dynamic', '512 B static', '3 KiB (1 KiB static + 2 KiB dynamic)'."""
+        static, dynamic = self.static_shared_bytes, self.dynamic_shared_bytes
+        if static and dynamic:
+            return (f"{fmt.fmt_bytes(self.shared_bytes)} ({fmt.fmt_bytes(static)} static + "
+                    f"{fmt.fmt_bytes(dynamic)} dynamic)")
+        if static or dynamic:
+            return f"{fmt.fmt_bytes(static or dynamic)} {'static' if static else 'dynamic'}"
+        return fmt.fmt_bytes(0)
+
+    @property
+    def source_text(self) -> str:
+        """'driver', 'formula', or 'driver (formula: 12 blocks)' where the two disagree."""
+        # where the grid limits, resident blocks are the grid's; the driver's answer is the SM's limit
+        driver = self.limit_blocks if self.limit == "grid" and self.limit_blocks is not None else self.resident_blocks
+        if self.source == "driver" and self.formula_blocks is not None and self.formula_blocks != driver:
+            return f"driver (formula: {fmt.fmt_int(self.formula_blocks)} blocks)"
+        return self.source or "–"
+
+
+def attr_rows(rows) -> tuple[AttrRow, ...]:
+    """Every row's launches as table rows (pure)."""
+    return tuple(AttrRow(r.short, a.kernel, a.registers, a.static_shared_bytes, a.dynamic_shared_bytes,
+                         a.local_bytes, a.theoretical_occupancy, a.resident_warps_per_sm, a.max_warps_per_sm,
+                         a.occupancy_limit, a.occupancy_source, a.formula_blocks_per_sm, a.resident_blocks_per_sm,
+                         a.limit_blocks_per_sm)
+                 for r in rows for a in r.launch_attrs)
+
+
+@dataclass(frozen=True)
+class SweepTable:
+    """A launch-parameter sweep at one size: a row per point, a column per base variant."""
+
+    names: tuple[str, ...]  # the sweep names, e.g. ("block",)
+    bases: tuple[tuple[str, str], ...]  # (base name, its short name) per column
+    points: tuple[tuple[tuple[str, int], ...], ...]  # the rows, in sweep order
+    cells: dict  # (point, base) -> VariantRow
+
+    @property
+    def header(self) -> str:
+        return ", ".join(self.names)
+
+    @property
+    def of(self) -> str:
+        """What the sweep is of, as the caption names it: 'copy' or 'copy and vec4'."""
+        shorts = [short for _, short in self.bases]
+        return shorts[0] if len(shorts) == 1 else ", ".join(shorts[:-1]) + " and " + shorts[-1]
+
+    def column(self, short: str, what: str) -> str:
+        """A column's header: 'time' where the table has one base variant, else 'copy time'."""
+        return what if len(self.bases) == 1 else f"{short} {what}"
+
+    def point_text(self, point: tuple[tuple[str, int], ...]) -> str:
+        """A row's sweep values: '128' for one name, '128, 4' for several."""
+        return ", ".join(fmt.fmt_int(v) for _, v in point)
+
+    def cell(self, point, base: str) -> "VariantRow | None":
+        return self.cells.get((point, base))
+
+
+def sweep_tables(rows) -> tuple[SweepTable, ...]:
+    """Group the swept rows by their sweep names (pure)."""
+    groups: dict[tuple[str, ...], dict] = {}
+    for r in rows:
+        if not r.point:
+            continue
+        names = tuple(k for k, _ in r.point)
+        g = groups.setdefault(names, {"bases": {}, "points": {}, "cells": {}})
+        g["bases"].setdefault(r.base_name, _base_short(r))
+        g["points"].setdefault(r.point, None)
+        g["cells"][(r.point, r.base_name)] = r
+    return tuple(SweepTable(names, tuple(g["bases"].items()), tuple(g["points"]), g["cells"])
+                 for names, g in groups.items())
+
+
+def _base_short(row: "VariantRow") -> str:
+    """A sweep point's short name without its point: 'grid-stride copy, block 128' -> 'grid-stride copy'."""
+    suffix = ", " + row.point_text
+    return row.short[:-len(suffix)] if row.point and row.short.endswith(suffix) else row.short
+
+
+class RowExtras:
+    """What issue 18's results add to a row: its sweep point, kernel attributes and declared metrics.
+    Rows of variants without them are built exactly as before (the fields keep their defaults)."""
+
+    def __init__(self, spec: MeasureSpec | None) -> None:
+        self.spec = spec
+        self.bases = {v.name: (v.base, tuple(v.point.items())) for v in spec.measured_variants if v.point} if spec else {}
+        self.metrics = tuple(spec.metrics) if spec else ()
+        self.predicted = {m.name: spec.predicted(m, None) for m in self.metrics} if spec else {}
+
+    def add(self, row, var: results.Variant) -> "VariantRow":
+        base, point = self.bases.get(row.name, (None, ()))
+        if var.base is not None:
+            base, point = var.base, tuple((var.point or {}).items())
+        values = self._metrics(row.name, var) if self.metrics else ()
+        attrs = tuple(var.launch_attrs or ())
+        if base is None and not attrs and not values:
+            return row
+        return dataclasses.replace(row, base=base, point=point, launch_attrs=attrs, metrics=values)
+
+    def _metrics(self, name: str, var: results.Variant) -> tuple[MetricRow, ...]:
+        counters = var.counters
+        if counters is None:
+            return ()
+        out = []
+        for m in self.metrics:
+            found = {p: (getattr(counters, p).metrics or {}).get(m.name) if getattr(counters, p) else None
+                     for p in ("flushed", "unflushed")}
+            pass_name = "flushed" if found["flushed"] is not None else "unflushed"  # flushed, where it has it
+            value = found[pass_name]
+            if value is not None:
+                timed = found["unflushed"]
+                out.append(MetricRow(m.name, m.label, value.unit or m.unit, value.value, pass_name,
+                                     self.predicted[m.name].get(name), m.metric, m.per,
+                                     timed.value if timed is not None else None))
+        return tuple(out)
+
+
+
+def occupancy_note(device) -> str:
+    """Where resident blocks per SM came from, in words: the driver, or the formula and why."""
+    source = device.environment.occupancy_source
+    if source is None:
+        seen = {a.occupancy_source for s in device.sizes for r in s.rows for a in r.launch_attrs if a.occupancy_source}
+        source = " and ".join(sorted(seen)) if seen else None
+    if not source:
+        return "resident blocks per SM not recorded"
+    if source == "driver":
+        return "resident blocks per SM from the driver (cuOccupancyMaxActiveBlocksPerMultiprocessor)"
+    if source.startswith("formula"):
+        return "resident blocks per SM from the occupancy formula (measure.occupancy)" + source[len("formula"):]
+    return f"resident blocks per SM from {source}"
+
+
+def measured_name(variants: dict, point: dict | None, variant: str) -> str:
+    """The measured name a figure's variant stands for: a swept base name at the point chosen with
+    ``fig.at(block=128)``; a LookupError, saying how to name a point, where none was chosen."""
+    spec = variants.get(variant)
+    if spec is None or not spec.sweep:
+        return variant
+    chosen = {k: v for k, v in (point or {}).items() if k in spec.sweep}
+    if set(chosen) != set(spec.sweep):
+        example = point_name(variant, {k: vals[0] for k, vals in spec.sweep.items()})
+        raise LookupError(f"{variant!r} is swept over {', '.join(spec.sweep)}: name a point, e.g. {example!r}, "
+                          f"or choose it with at({', '.join(f'{k}=...' for k in spec.sweep)})")
+    return point_name(variant, {k: chosen[k] for k in spec.sweep})
+
+
+def split_point(variants: dict, params: dict) -> tuple[dict, dict]:
+    """``fig.at``'s arguments as (size parameters, sweep values), by the sweep names the spec uses."""
+    swept = {k for v in variants.values() for k in v.sweep}
+    return ({k: v for k, v in params.items() if k not in swept}, {k: v for k, v in params.items() if k in swept})
+
+
+def prediction(spec: MeasureSpec | None, variant: str, name: str):
+    """(the declared metric, its prediction for the measured variant), or a LookupError saying which is missing."""
+    metric = next((m for m in spec.metrics if m.name == name), None) if spec else None
+    if metric is None:
+        raise LookupError(f"no metric {name!r} in the spec")
+    value = spec.predicted(metric, variant).get(variant)
+    if value is None:
+        raise LookupError(f"metric {name!r} predicts nothing for {variant!r}")
+    return metric, value
