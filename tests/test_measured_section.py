@@ -4,6 +4,7 @@ the spread shown, which counters a table holds, a verdict line, boilerplate only
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import re
 from pathlib import Path
@@ -85,20 +86,28 @@ def test_the_ci_of_the_mean_comes_from_the_standard_deviation_and_the_median_fro
     assert _ci_rel(st, "min", 0.01) is None
 
 
+def _recorded_sizes() -> list[dict]:
+    """kernel-fusion's committed H200 sizes, as the file holds them (the figures the page must show)."""
+    return json.loads((ROOT / "entries" / "kernel-fusion" / "results" / "nvidia-h200.json").read_text())["sizes"]
+
+
 def test_headline_rows_show_their_spread_and_sample_count(fusion, pages):
     _, views = fusion
     head = views["nvidia-h200"].headline
     row = head.rows[0]
-    assert row.samples == head.samples == 26 and re.fullmatch(r"±[0-9.]+%", row.spread)
+    recorded = next(s for s in _recorded_sizes() if s["params"] == dict(head.params))
+    assert row.samples == head.samples == recorded["sampling"]["samples"] and re.fullmatch(r"±[0-9.]+%", row.spread)
     assert f"| {row.display} | {fmt.duration(row.ms)} | {row.spread} ({row.samples}) |" in pages["kernel-fusion"]
 
 
 def test_the_measured_on_line_says_how_many_samples_each_size_took(fusion, pages):
     _, views = fusion
-    assert views["nvidia-h200"].samples_text.startswith("the samples of each size (122 at 1,048,576, 39 at 4,194,304")
+    first, second = ((s["sampling"]["samples"], s["elements"]) for s in _recorded_sizes()[:2])
+    counts = f"({first[0]} at {first[1]:,}, {second[0]} at {second[1]:,}"
+    assert views["nvidia-h200"].samples_text.startswith(f"the samples of each size {counts}")
     assert views["tesla-t4"].samples_text == "10 runs"  # imported without samples: the method's count
     page = pages["kernel-fusion"]
-    assert "Mean of the samples of each size (122 at 1,048,576" in page and "Mean of 10 runs after 3 warm-ups" in page
+    assert f"Mean of the samples of each size {counts}" in page and "Mean of 10 runs after 3 warm-ups" in page
     assert "memory clock 3201 MHz" in page
     assert "Mean of 10 to 200" not in page
 
