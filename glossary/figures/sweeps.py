@@ -184,9 +184,9 @@ class AttrRow:
 
     @property
     def limit_text(self) -> str:
-        """'registers', or 'grid (an SM holds 16 blocks)' where the launch has fewer blocks than that."""
+        """'registers', or 'grid (SM holds 16)' where the launch has fewer blocks than an SM holds."""
         if self.limit == "grid" and self.limit_blocks is not None:
-            return f"grid (an SM holds {fmt.fmt_int(self.limit_blocks)} blocks)"
+            return f"grid (SM holds {fmt.fmt_int(self.limit_blocks)})"
         return self.limit or "–"
 
     @property

@@ -180,6 +180,20 @@ def _compile_command(command: str) -> str:
     return re.sub(r"-I\S*/pycuda/cuda\b", "-I<pycuda>/cuda", command)
 
 
+def _compile_split(environment) -> tuple[str, list[str]]:
+    """A result's builds as (the command they share, each build's own options): where variants
+    have builds of their own (environment.compile_commands), the recorded commands differ only in
+    those options, so the page says the command once and lists the options, instead of repeating
+    it per build."""
+    commands = [_compile_command(c) for c in (environment.compile_command or "").split("; ") if c]
+    if len(commands) < 2 or not environment.compile_commands:
+        return _compile_command(environment.compile_command or ""), []
+    tokens = [c.split(" ") for c in commands]
+    shared = [t for t in tokens[0] if all(t in other for other in tokens[1:])]
+    extras = [" ".join(t for t in toks if t not in shared) for toks in tokens]
+    return " ".join(shared), list(dict.fromkeys(x for x in extras if x))
+
+
 def make_env(templates_dir: Path) -> SandboxedEnvironment:
     """The sandboxed, strict template environment; every output is escaped unless a filter made it
     ``Safe`` for the place it lands (see ``Safe``)."""
@@ -214,6 +228,7 @@ def make_env(templates_dir: Path) -> SandboxedEnvironment:
         tojson=_tojson,
         indent=_indent,
         compile_command=_compile_command,
+        compile_split=_compile_split,
     )
     return env
 
