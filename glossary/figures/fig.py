@@ -29,11 +29,12 @@ NoResult; the body renders it as a visible "[no result: ...]" marker and reports
 from __future__ import annotations
 
 import dataclasses
-import html
 from dataclasses import dataclass, field
 
 from glossary.figures import fmt
-from glossary.figures.sweeps import measured_name, prediction, split_point
+from glossary.figures.figure import Figure, NoResult
+from glossary.figures.kernel_figures import KernelFigures
+from glossary.figures.sweeps import measured_name, split_point
 from glossary.figures.views import DeviceView, SizeView
 # Text from result files or an author's arguments lands in the body, which is verbatim Markdown:
 # it goes in as the entry template's values do, as inert text.
@@ -41,37 +42,11 @@ from glossary.figures.fmt import plain_text
 from measure.spec import MeasureSpec, Variant
 
 
+__all__ = ["Figure", "Figures", "NoResult"]
+
 _NO_HOST = "no host time recorded for {!r} (timing.clock: both)"
-# Inside a figure's title attribute: Markdown's inline patterns run before raw HTML is recognised.
-_ATTRIBUTE_SAFE = {ord(c): f"&#{ord(c)};" for c in "`*_[]{}()\\~!#|"}
-
-
-class NoResult(Exception):
-    """A bound figure with nothing recorded to bind to."""
-
-
-@dataclass(frozen=True)
-class Figure:
-    """A number with its unit and provenance; renders as an annotated span."""
-
-    text: str
-    where: str
-
-    def __str__(self) -> str:
-        # Material's tooltips show a title as HTML, so the attribute holds escaped text: escaped twice here.
-        # One line: a line break inside the tag would end it as raw HTML and leave its text to Markdown.
-        # Markdown's inline patterns (code spans, emphasis, links) run before raw HTML is recognised,
-        # so their characters are character references inside the tag.
-        where = html.escape(html.escape(" ".join(self.where.split()), quote=False), quote=True)
-        where = where.translate(_ATTRIBUTE_SAFE)
-        return f'<span class="glossary-figure" title="{where}">{plain_text(self.text)}</span>'
-
-    def __html__(self) -> str:
-        return str(self)
-
-
 @dataclass
-class Figures:
+class Figures(KernelFigures):
     """The ``fig`` object authors use in entry bodies."""
 
     devices: tuple[DeviceView, ...]
@@ -311,53 +286,6 @@ class Figures:
                 per = size.elements // (row.launches or 1)
                 return self._figure(f"{fmt.fmt_int(per)} elements per launch", device, size)
         raise NoResult(f"{variant!r} is launch-bound at every size of the sweep")
-
-    # -- kernel attributes (the most over a variant's launches; occupancy the least) ----------
-
-    def _kernel(self, variant: str, attr: str, text) -> Figure:
-        device, size, value = self._value(variant, attr, f"no kernel attributes recorded for {variant!r}")
-        return Figure(text(value), f"{device.gpu}, kernel attributes at {fmt.fmt_int(size.elements)} elements, "
-                                   f"captured {device.captured_on}")
-
-    def registers(self, variant: str) -> Figure:
-        """Registers per thread of the loaded kernel (the most over the variant's launches)."""
-        return self._kernel(variant, "registers", lambda v: f"{fmt.fmt_int(v)} registers per thread")
-
-    def local_bytes(self, variant: str) -> Figure:
-        """Local (spill) memory per thread (the most over the variant's launches)."""
-        return self._kernel(variant, "local_bytes", lambda v: f"{fmt.fmt_bytes(v)} per thread")
-
-    def shared_bytes(self, variant: str) -> Figure:
-        """Shared memory per block, static plus dynamic (the most over the variant's launches)."""
-        return self._kernel(variant, "shared_bytes", lambda v: f"{fmt.fmt_bytes(v)} per block")
-
-    def occupancy(self, variant: str) -> Figure:
-        """Theoretical occupancy, percent: resident warps over the most an SM holds (the least over launches)."""
-        return self._kernel(variant, "theoretical_occupancy", fmt.percent)
-
-    def resident_warps(self, variant: str) -> Figure:
-        """Resident warps per SM the launch allows (the launch with the least occupancy)."""
-        return self._kernel(variant, "resident_warps", lambda v: f"{fmt.fmt_int(v)} warps per SM")
-
-    # -- declared metrics, ratios, rates ------------------------------------------------------
-
-    def metric(self, variant: str, name: str) -> Figure:
-        """A declared Nsight Compute metric (measure.metrics) as the spec normalises it, with its unit."""
-        device, size, row = self._row(variant)
-        m = row.metric(name)
-        if m is None:
-            raise NoResult(f"no counter data for metric {name!r} of {row.name!r} at this size")
-        caches = "caches as the timed runs had them" if m.as_timed else "caches flushed before every kernel"
-        return Figure(fmt.quantity(m.value, m.unit), f"{device.gpu}, {m.label}, Nsight Compute with the {caches}, "
-                                                     f"{fmt.fmt_int(size.elements)} elements, captured {device.captured_on}")
-
-    def predicted(self, variant: str, name: str) -> Figure:
-        """A declared metric's prediction for the variant (the spec's predict)."""
-        try:
-            metric, value = prediction(self.spec, self._name(variant), name)
-        except LookupError as why:
-            raise NoResult(str(why)) from None
-        return Figure(fmt.quantity(value, metric.unit), f"{metric.label}, predicted by the spec")
 
     def time_ratio(self, num: str, den: str) -> Figure:
         """time(num) / time(den), as fig.speedup gives it."""

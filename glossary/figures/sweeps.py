@@ -91,6 +91,11 @@ class RowKernelMixin:
         return self._most("dynamic_shared_bytes")
 
     @property
+    def max_threads_per_block(self) -> int | None:
+        """The most threads a block may have, the least over the launches' kernels."""
+        return min((a.max_threads_per_block for a in self.launch_attrs), default=None)
+
+    @property
     def shared_bytes(self) -> int | None:
         """Static plus dynamic shared memory per block, the largest over the launches."""
         return max((a.static_shared_bytes + a.dynamic_shared_bytes for a in self.launch_attrs), default=None)

@@ -206,31 +206,17 @@ def render_expressions() -> str:
 
 
 def claim_kind_words() -> tuple[dict[str, str], str]:
-    """Each claim kind's meaning, cut from ``Claim.kind``'s doc ("kind: meaning; kind: meaning..."),
-    and what the doc says beyond the kinds (a note for after the table)."""
-    kinds = list(model.CLAIM_NEEDS)
-    own = _from_code([(model, "CLAIM_DOCS")], None)  # {kind: meaning}, where the code words each kind apart
-    if own is not None:
-        return {k: own.get(k, "") for k in kinds}, ""
-    text = " ".join(next(f for f in dataclasses.fields(model.Claim) if f.name == "kind").metadata["doc"].split())
-    marks = sorted((m.start(), m.end(), k) for k in kinds
-                   for m in [re.search(rf"(?:^|; ){re.escape(k)}: ", text)] if m)
-    words, rest = {}, text[:marks[0][0]] if marks else text
-    for i, (_, end, kind) in enumerate(marks):
-        stop = marks[i + 1][0] if i + 1 < len(marks) else len(text)
-        segment = text[end:stop]
-        if i + 1 == len(marks) and ". " in segment:  # the doc's closing sentences are about every kind
-            segment, tail = segment.split(". ", 1)
-            rest = (rest + " " + tail).strip()
-        words[kind] = segment.rstrip(".")
-    return words, rest
+    """Each claim kind's meaning (``CLAIM_DOCS``, one per kind in ``CLAIM_NEEDS``), and a note for
+    after the table (none: every kind is worded apart)."""
+    return {kind: model.CLAIM_DOCS.get(kind, "") for kind in model.CLAIM_NEEDS}, ""
 
 
 def render_claims() -> str:
     words, rest = claim_kind_words()
     bounded = set(model.BOUNDED_KINDS)
     rows = [[f"`{kind}`", ", ".join(f"`{k}`" for k in needs),
-             "`at_least` (default) or `at_most`" if kind in bounded else "no", words.get(kind, "")]
+             ("`at_least` or `at_most` (one is required)" if kind in model.EXPLICIT_BOUND_KINDS else
+              "`at_least` (default) or `at_most`") if kind in bounded else "no", words.get(kind, "")]
             for kind, needs in model.CLAIM_NEEDS.items()]
     parts = [table(["kind", "needs", "takes a bound", "claims"], rows)]
     if rest:
@@ -266,8 +252,20 @@ def figure_rows(source: str, class_name: str = "Figures") -> list[list[str]]:
 
 
 def render_figures(path: Path = FIGURES_SOURCE) -> str:
-    rows = figure_rows(path.read_text(encoding="utf-8"))
+    """Every public method of ``Figures`` and of the mixins beside it whose names end in Figures
+    (``class Figures(KernelFigures)``: kernel_figures.py), read from their sources."""
+    source = path.read_text(encoding="utf-8")
+    rows = figure_rows(source)
+    for base in _figure_bases(source):
+        mixin = path.with_name(re.sub(r"(?<!^)(?=[A-Z])", "_", base).lower() + ".py")
+        if mixin.is_file():
+            rows += figure_rows(mixin.read_text(encoding="utf-8"), base)
     return table(["figure", "what it is (the method's docstring)"], rows)
+
+
+def _figure_bases(source: str, class_name: str = "Figures") -> list[str]:
+    cls = next(n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == class_name)
+    return [b.id for b in cls.bases if isinstance(b, ast.Name) and b.id.endswith("Figures")]
 
 
 # -- (e) data types -----------------------------------------------------------------------------
