@@ -27,7 +27,7 @@ def main() -> int:
     slug = sys.argv[1] if len(sys.argv) > 1 else "kernel-fusion"
     entry = load_entries(ROOT / "entries")[slug]
     spec = entry.meta.measure
-    kernels = [launch.kernel for v in spec.variants for launch in v.launches]
+    kernels = [launch.kernel for v in spec.variants for launch in v.launches if launch.kernel]
     ncu = counters.find_ncu()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     with tempfile.TemporaryDirectory() as tmp:

@@ -372,3 +372,46 @@ def test_launch_attributes_from_the_function_and_a_grid_that_leaves_sms_emptier(
     driver = launch_attributes([full], H100, driver_blocks=lambda call: 7)[0]
     assert (driver["resident_blocks_per_sm"], driver["formula_blocks_per_sm"], driver["occupancy_source"]) == \
         (7, 8, "driver")
+
+
+# -- host-side steps (issue 19) ------------------------------------------------------------------
+
+
+def host_data(**variant_over):
+    data = spec_data(buffers={"h_x": {"role": "input", "location": "pinned"}, "x": {"role": "scratch"},
+                              "p_y": {"role": "output", "location": "pageable"}, "y": {"role": "scratch"}})
+    variant = {"name": "copy", "label": "in and out", "bytes_per_elem": 8,
+               "launches": [{"copy": "h_x", "to": "x", "id": "load"},
+                            {"kernel": "copy", "grid": ["ceil(n / 256)"], "block": [256], "args": ["x", "y", "n"],
+                             "stream": "s1", "after": ["load"]},
+                            {"copy": "y", "to": "p_y", "count": "n", "stream": "s{i % 2}"}]}
+    variant.update(variant_over)
+    data["variants"] = [variant]
+    return data
+
+
+def test_copy_steps_streams_and_graphs_load_and_are_checked():
+    from measure.spec.steps import copy_direction, stream_name
+    spec = load(MeasureSpec, host_data())
+    steps = spec.variants[0].launches
+    assert [copy_direction(spec, s) for s in (steps[0], steps[2])] == ["h2d", "d2h"]
+    assert [stream_name(steps[2], i) for i in range(3)] == ["s0", "s1", "s0"]
+    from measure.spec import working_set_bytes
+    assert working_set_bytes(spec, {"n": 1 << 20}) == 8 << 20  # host buffers are not in the working set
+    data = host_data()
+    data["variants"][0]["launches"][1]["args"] = ["h_x", "y", "n"]
+    refused(data, "launches[1].args[0]", "host buffer")
+    data = host_data()
+    data["variants"][0]["launches"][1]["after"] = ["nope"]
+    refused(data, "launches[1].after", "earlier step")
+    refused(host_data(graph=True), "variants[0].graph", "pageable")
+    data = host_data()
+    data["variants"][0]["launches"][0] = {"copy": "h_x", "to": "p_y"}
+    refused(data, "launches[0].to", "host to host")
+    data = host_data()
+    data["variants"][0]["launches"][0] = {"copy": "h_x", "to": "x", "kernel": "copy"}
+    refused(data, "launches[0].kernel", "not both")
+    data = host_data()
+    data["variants"][0]["launches"][2]["stream"] = "s{i % 9}"
+    data["variants"][0]["launches"][2]["repeat"] = 9
+    refused(data, "variants[0]", "at most 8")

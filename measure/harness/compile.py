@@ -172,7 +172,7 @@ def compile_kernels(slug: str, entry_dir: Path, spec: MeasureSpec, gpu: GpuSessi
         if extra not in modules:
             modules[extra] = _build(slug, entry_dir, spec, gpu, cache_dir, extra, pycuda_compile, pycuda_include)
         functions, cubins, command = modules[extra]
-        wanted = {launch.kernel for launch in variant.launches}
+        wanted = {launch.kernel for launch in variant.launches if launch.kernel}
         missing = sorted(wanted - set(functions))
         if missing:
             raise MeasurementError(f"{slug}: kernel(s) {', '.join(missing)} not found in {', '.join(spec.sources)} "
@@ -187,7 +187,7 @@ def _build(slug: str, entry_dir: Path, spec: MeasureSpec, gpu: GpuSession, cache
            pycuda_compile: Callable, pycuda_include: str) -> tuple[dict, dict, str]:
     """One module per source with ``extra`` options: (kernel -> function, kernel -> cubin, commands)."""
     drv = gpu.drv
-    wanted = {launch.kernel for v in spec.variants for launch in v.launches}
+    wanted = {launch.kernel for v in spec.variants for launch in v.launches if launch.kernel}
     functions: dict[str, Any] = {}
     cubins: dict[str, bytes] = {}
     commands = []

@@ -275,7 +275,7 @@ def pass_summary_line(marks: dict, began: float, ended: float) -> str:
 
 def pass_summary(spec: MeasureSpec, version: str | None, params: dict[str, int]) -> dict:
     """A size's counter summary as a successful pass records it (without the per-variant records)."""
-    kernels = [launch.kernel for v in spec.variants for launch in v.launches]
+    kernels = [launch.kernel for v in spec.variants for launch in v.launches if launch.kernel]
     return {"status": "ok", "ncu_version": version, "size": dict(params),
             "metrics": list(metric_names(spec)), "clock_control": CLOCK_CONTROL,
             "flushed_means": "ncu --cache-control all: caches flushed before every kernel",
@@ -303,7 +303,7 @@ def run_counter_passes(slug: str, entry_dir: Path, spec: MeasureSpec, sizes: lis
     root = Path(__file__).resolve().parents[2]  # the repository root: the child's PYTHONPATH and working folder
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
-    kernels = [launch.kernel for v in spec.variants for launch in v.launches]
+    kernels = [launch.kernel for v in spec.variants for launch in v.launches if launch.kernel]
     wanted = metric_names(spec)
     version = ncu_version(ncu)
     results = [dict(pass_summary(spec, version, params), variants={}) for params, _ in sizes]

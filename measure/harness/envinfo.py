@@ -126,6 +126,19 @@ class Nvml:
             mask = self._call("nvmlDeviceGetCurrentClocksThrottleReasons")
         return None if mask is None else decode_throttle_reasons(int(mask))
 
+    def host_link(self) -> dict:
+        """The host link as NVML reports it: PCIe generation and width (now and at most), or NVLink-C2C
+        where the GPU's C2C mode is on."""
+        c2c = self._call("nvmlDeviceGetC2cModeInfoV")
+        if c2c is not None and getattr(c2c, "isC2cEnabled", 0):
+            return {"kind": "nvlink-c2c"}
+        link = {"pcie_gen": self._call("nvmlDeviceGetCurrPcieLinkGeneration"),
+                "pcie_width": self._call("nvmlDeviceGetCurrPcieLinkWidth"),
+                "pcie_gen_max": self._call("nvmlDeviceGetMaxPcieLinkGeneration"),
+                "pcie_width_max": self._call("nvmlDeviceGetMaxPcieLinkWidth")}
+        link = {k: int(v) for k, v in link.items() if isinstance(v, int) and v > 0}
+        return {"kind": "pcie" if link else "unknown", **link}
+
     def uuid(self) -> str | None:
         value = self._call("nvmlDeviceGetUUID")
         return value.decode() if isinstance(value, bytes) else value
@@ -151,6 +164,17 @@ def smi_driver_version() -> str | None:
         return None
     line = proc.stdout.strip().splitlines()
     return line[0].strip() if proc.returncode == 0 and line else None
+
+
+def locked_memory_limit() -> int | None:
+    """RLIMIT_MEMLOCK, the most page-locked memory this process may hold outside the driver's own
+    pinning; None where unlimited or unknown."""
+    try:
+        import resource
+        soft, _ = resource.getrlimit(resource.RLIMIT_MEMLOCK)
+    except (ImportError, OSError, ValueError, AttributeError):
+        return None
+    return None if soft == resource.RLIM_INFINITY or soft < 0 else int(soft)
 
 
 def environment(gpu: GpuSession, nvml: Nvml, built: nvcc.Built) -> dict:
@@ -180,6 +204,8 @@ def environment(gpu: GpuSession, nvml: Nvml, built: nvcc.Built) -> dict:
     if len(set(built.commands.values())) > 1:
         env["compile_commands"] = dict(built.commands)
     env["limits"] = dict(gpu.limits)
+    env["host_link"] = nvml.host_link()
+    env["pinned_limit_bytes"] = locked_memory_limit()
     if nvml.error:
         env["nvml_error"] = nvml.error
     env.update(host_info())

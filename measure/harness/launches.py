@@ -10,6 +10,7 @@ from measure.harness.errors import MeasurementError
 from measure.harness.workspace import Workspace
 from measure.spec import MeasureSpec
 from measure.spec.limits import SCALAR_TYPES
+from measure.spec.steps import MAIN_STREAM, copy_direction, stream_name
 from measure.spec.sweep import MeasuredVariant
 
 INT_TYPECODE = {"int32": "i", "int64": "q"}
@@ -19,17 +20,43 @@ DEFAULT_SHARED_LIMIT = 48 << 10  # dynamic shared memory a kernel takes without 
 
 @dataclass
 class Call:
-    """One prepared kernel launch."""
+    """One prepared kernel launch, with the stream it runs on and the steps it waits for."""
     kernel: str
     func: Any
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     args: tuple
     shared: int = 0
+    stream: str = MAIN_STREAM
+    after: tuple[str, ...] = ()
+    id: str | None = None
 
     def launch(self, stream: Any) -> None:
         """Enqueue the launch on ``stream``."""
         self.func.prepared_async_call(self.grid, self.block, stream, *self.args, shared_size=self.shared)
+
+
+@dataclass
+class CopyCall:
+    """One prepared copy step: host to device, device to host or device to device."""
+    direction: str                # h2d, d2h or d2d
+    src: Any                      # a device pointer (int) or a host array view
+    dst: Any
+    nbytes: int
+    label: str
+    stream: str = MAIN_STREAM
+    after: tuple[str, ...] = ()
+    id: str | None = None
+    kernel: None = None
+
+    def launch(self, stream: Any) -> None:
+        import pycuda.driver as drv
+        if self.direction == "h2d":
+            drv.memcpy_htod_async(self.dst, self.src, stream)
+        elif self.direction == "d2h":
+            drv.memcpy_dtoh_async(self.dst, self.src, stream)
+        else:
+            drv.memcpy_dtod_async(self.dst, self.src, self.nbytes, stream)
 
 
 def arg_codes(spec: MeasureSpec, args: tuple[str, ...]) -> str:
@@ -60,7 +87,10 @@ def prepare_calls(spec: MeasureSpec, variant: MeasuredVariant, functions: dict[s
     limits = limits or {}
     calls = []
     for li, launch in enumerate(variant.launches):
-        where = f"variant {variant.name}, launch {li} ({launch.kernel})"
+        where = f"variant {variant.name}, launch {li} ({launch.label})"
+        if launch.is_copy:
+            calls += _copy_calls(spec, variant, launch, ws, params, limits, where, first_only)
+            continue
         typestring = arg_codes(spec, launch.args)
         if prepared.setdefault(launch.kernel, typestring) != typestring:
             raise MeasurementError(f"{where}: kernel {launch.kernel} is launched with argument kinds "
@@ -97,8 +127,37 @@ def prepare_calls(spec: MeasureSpec, variant: MeasuredVariant, functions: dict[s
             if min(grid) < 1 or grid[0] > 2**31 - 1 or max(grid[1:]) > 65535:
                 raise MeasurementError(f"{where}: grid {grid} at {stats.size_label(params)} is outside "
                                        f"what CUDA launches")
-            calls.append(Call(launch.kernel, func, grid, block, tuple(args), shared))
+            try:
+                stream = stream_name(launch, i)
+            except expr.ExprError as err:
+                raise MeasurementError(f"{where}: stream: {err}") from None
+            calls.append(Call(launch.kernel, func, grid, block, tuple(args), shared, stream, tuple(launch.after),
+                              launch.id))
     return calls
+
+
+def _copy_calls(spec: MeasureSpec, variant: MeasuredVariant, step: Any, ws: Workspace, params: dict[str, int],
+                limits: dict[str, int], where: str, first_only: bool) -> list[CopyCall]:
+    """A copy step's calls (repeats expanded): the element range of each, checked against both buffers."""
+    direction = copy_direction(spec, step)
+    itemsize = ws.itemsize(step.copy)
+    out = []
+    for i in range(1 if first_only else step.repeat):
+        env = dict(variant.env(params, limits), i=i)
+        try:
+            src_off, dst_off = expr.evaluate_int(step.src_offset, env), expr.evaluate_int(step.dst_offset, env)
+            room = min(ws.counts[step.copy] - src_off, ws.counts[step.to] - dst_off)
+            count = expr.evaluate_int(step.count, env) if step.count is not None else room
+            stream = stream_name(step, i)
+        except expr.ExprError as err:
+            raise MeasurementError(f"{where}: {err}") from None
+        if min(src_off, dst_off) < 0 or count < 1 or count > room:
+            raise MeasurementError(f"{where}: {count:,} elements from {src_off:,} of {step.copy} "
+                                   f"({ws.counts[step.copy]:,}) to {dst_off:,} of {step.to} ({ws.counts[step.to]:,}) "
+                                   f"at {stats.size_label(params)} do not fit the buffers")
+        out.append(CopyCall(direction, ws.view(step.copy, src_off, count), ws.view(step.to, dst_off, count),
+                            count * itemsize, f"copy {step.copy} -> {step.to}", stream, tuple(step.after), step.id))
+    return out
 
 
 def _check_block(func: Any, block: tuple[int, int, int], shared: int, limits: dict[str, int], where: str) -> None:
@@ -129,6 +188,8 @@ def launch_attributes(calls: list[Call], limits: dict[str, int],
     recorded beside the formula's and wins where they differ."""
     out, seen = [], set()
     for call in calls:
+        if call.kernel is None:  # a copy: no kernel to describe
+            continue
         key = (call.kernel, call.grid, call.block, call.shared, id(call.func))
         if key in seen:
             continue

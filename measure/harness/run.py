@@ -24,6 +24,8 @@ from measure.harness.copy_floor import copy_floor_bytes, copy_floor_record, copy
 from measure.harness.errors import MeasurementError
 from measure.harness.driver_occupancy import DriverOccupancy
 from measure.harness.launches import launch_attributes, prepare_calls
+from measure.harness.link_floor import LINK_REGIONS, LinkBuffers, copy_record, link_floor_record
+from measure.harness.streams import SERIAL, GraphReplay, Program, StepList
 from measure.harness.phases import ConfigProgress, PhaseClock, serialized
 from measure.harness.sampling import host_part, take_samples
 from measure.harness.session import BLOCK_TIMEOUT_NS, GpuSession
@@ -212,12 +214,22 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
     floor_bytes = copy_floor_bytes(elements, gpu.l2_bytes)
     with clock.phase("inputs"):
         ws = allocate(spec, params, gpu, extra_bytes=2 * floor_bytes)
-    floor_src = floor_dst = None
+    floor_src = floor_dst = link = None
+    replays: dict[str, GraphReplay] = {}
     try:
+        if any(b.location != "device" for b in spec.buffers.values()):
+            with clock.phase("inputs"):
+                link = LinkBuffers(gpu)
         prepared: dict[str, str] = {}
         measured = spec.measured_variants
-        calls = {v.name: prepare_calls(spec, v, built.functions[v.name], ws, params, prepared, limits=gpu.limits)
-                 for v in measured}
+        calls = {v.name: StepList(prepare_calls(spec, v, built.functions[v.name], ws, params, prepared,
+                                                limits=gpu.limits)) for v in measured}
+        programs = {name: Program(gpu, steps) for name, steps in calls.items()}
+        for v in measured:  # the check runs each variant as it will be timed: on its streams, or its graph
+            if v.spec.graph:
+                replays[v.name] = calls[v.name].runner = GraphReplay(programs[v.name], f"{label} variant {v.name}")
+            elif programs[v.name].multi_stream:
+                calls[v.name].runner = programs[v.name]
         checks = later = None
         with clock.phase("check"):
             if defer:
@@ -234,19 +246,31 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
         floor_regions = copy_floor_regions(gpu, floor_src, floor_dst, floor_bytes)
 
         def enqueue_variant(name: str) -> Callable[[], None]:
+            if name in replays:
+                return replays[name].launch
+            if programs[name].multi_stream:
+                return programs[name].enqueue
+
             def run() -> None:
                 for call in calls[name]:
                     call.launch(gpu.stream)
             return run
 
         regions: dict[str, Callable[[], None]] = {v.name: enqueue_variant(v.name) for v in measured}
+        regions.update({v.name + SERIAL: programs[v.name].serial for v in measured
+                        if programs[v.name].multi_stream and v.name not in replays})
         regions.update(floor_regions)
+        if link is not None:
+            regions.update(link.regions(gpu))
         with clock.phase("timing"):
             sampled = take_samples(gpu, regions, timing, nvml, [v.name for v in measured], label, progress)
         configs.advance(len(measured))
+        graph_records = {name: replay.record() for name, replay in replays.items()}
     finally:
+        for replay in replays.values():
+            replay.close()
         ws.free()
-        for buf in (floor_src, floor_dst):
+        for buf in (floor_src, floor_dst, link):
             if buf is not None:
                 buf.free()
 
@@ -266,12 +290,25 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
         }
         if v.swept:
             variants[v.name].update(base=v.base, point=dict(v.point))
+        copies, moved = copy_record(spec, calls[v.name])
+        if copies:
+            variants[v.name].update(copies=copies, copy_bytes=moved)
+        if programs[v.name].multi_stream:
+            variants[v.name]["streams"] = len(programs[v.name].streams)
+        if v.name + SERIAL in samples:
+            serial = stats.pick(stats.summarize(samples[v.name + SERIAL]), timing.statistic)
+            mine = stats.pick(variants[v.name]["stats"], timing.statistic)
+            variants[v.name]["overlap"] = {"serial_ms": serial, "fraction": 1 - mine / serial,
+                                           "serial_samples_ms": samples[v.name + SERIAL]}
+        if v.name in replays:
+            variants[v.name]["graph"] = graph_records[v.name]
         variants[v.name].update(host_part(sampled.host_samples[v.name]))
     return {
         "params": dict(params),
         "elements": elements,
         "working_set_bytes": working_set_bytes(spec, params),
         "copy_floor": copy_floor_record(samples, floor_bytes, timing.statistic),
+        "link_floor": link_floor_record(samples, timing.statistic) if LINK_REGIONS[0] in samples else None,
         "check": check_record(checks, spec) if checks is not None else None,
         "clocks": {"sm_mhz_before": sampled.sm_before, "sm_mhz_after": sampled.sm_after,
                    "throttle_reasons": sorted(sampled.reasons)},

@@ -35,16 +35,34 @@ INT_SCALE = {"int32": 1000.0, "int8": 32.0}
 
 @dataclass
 class Workspace:
-    """The device buffers of one size, and the host copies of its inputs."""
+    """The buffers of one size (device allocations, or host arrays for host buffers), and the host
+    copies of its inputs."""
     allocs: dict[str, Any] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
     inputs: dict[str, np.ndarray] = field(default_factory=dict)
+    host: dict[str, np.ndarray] = field(default_factory=dict)   # the host buffers (pinned or pageable)
+    itemsizes: dict[str, int] = field(default_factory=dict)
+
+    def itemsize(self, name: str) -> int:
+        return self.itemsizes[name]
+
+    def view(self, name: str, offset: int, count: int) -> Any:
+        """Elements [offset, offset + count) of a buffer: a host array view, or a device pointer."""
+        if name in self.host:
+            return self.host[name][offset:offset + count]
+        return int(self.allocs[name]) + offset * self.itemsizes[name]
 
     def free(self) -> None:
-        """Free every buffer (the host copies stay)."""
-        for alloc in self.allocs.values():
-            alloc.free()
+        """Free every device buffer and let the host buffers go (the host copies of inputs stay)."""
+        for name, alloc in self.allocs.items():
+            if name not in self.host:
+                alloc.free()
+        for array in self.host.values():
+            base = getattr(array, "base", None)
+            if base is not None and hasattr(base, "free"):  # pycuda's page-locked allocation
+                base.free()
         self.allocs.clear()
+        self.host.clear()
 
 
 # Elements drawn per generator: each chunk of a buffer has its own generator, seeded from
@@ -119,8 +137,8 @@ def allocate(spec: MeasureSpec, params: dict[str, int], gpu: GpuSession, extra_b
     """Allocate and fill the size's buffers, after checking that they (and ``extra_bytes``) fit."""
     sizes = allocation_bytes(spec, params)
     free, total = gpu.drv.mem_get_info()
-    shortfall = memory_shortfall(sum(sizes.values()) + extra_bytes, free, total,
-                                 stats.size_label(params), gpu.name)
+    on_device = sum(n for name, n in sizes.items() if spec.buffers[name].location == "device")
+    shortfall = memory_shortfall(on_device + extra_bytes, free, total, stats.size_label(params), gpu.name)
     if shortfall:
         raise MeasurementError(shortfall)
     ws = Workspace()
@@ -128,6 +146,13 @@ def allocate(spec: MeasureSpec, params: dict[str, int], gpu: GpuSession, extra_b
         for stream, (name, buf) in enumerate(spec.buffers.items(), start=FLOOR_STREAM + 1):
             itemsize = np.dtype(NP_DTYPES[buf.dtype]).itemsize
             count = ws.counts[name] = sizes[name] // itemsize
+            ws.itemsizes[name] = itemsize
+            if buf.location != "device":
+                ws.allocs[name] = ws.host[name] = host_buffer(gpu, buf.location, count, buf.dtype, name, params)
+                if buf.role == "input":
+                    ws.inputs[name] = fill_input(spec.seed, stream, count, buf.dtype, buf.init)
+                    ws.host[name][:] = ws.inputs[name]
+                continue
             try:
                 ws.allocs[name] = gpu.drv.mem_alloc(sizes[name])
             except gpu.drv.MemoryError as err:
@@ -143,6 +168,24 @@ def allocate(spec: MeasureSpec, params: dict[str, int], gpu: GpuSession, extra_b
     return ws
 
 
+def host_buffer(gpu: GpuSession, location: str, count: int, dtype: str, name: str, params: dict) -> np.ndarray:
+    """A host buffer: page-locked through the driver (pinned), or ordinary memory (pageable), its
+    pages touched so that the first copy does not pay for them."""
+    np_dtype = NP_DTYPES[dtype]
+    try:
+        if location == "pinned":
+            array = gpu.drv.pagelocked_empty(count, np.dtype(np_dtype) if dtype != "bfloat16" else np.uint16)
+            array = array.view(np_dtype) if dtype == "bfloat16" else array
+        else:
+            array = np.empty(count, dtype=np_dtype)
+    except (gpu.drv.Error, MemoryError) as err:
+        shown = units.binary_bytes(count * np.dtype(np_dtype).itemsize, "GiB", digits=2)
+        raise MeasurementError(f"{stats.size_label(params)}: cannot allocate {location} host buffer {name} "
+                               f"({shown}): {err}") from None
+    array.view(np.uint8)[:] = 0
+    return array
+
+
 def poison(spec: MeasureSpec, ws: Workspace, gpu: GpuSession) -> None:
     """Poison every output and scratch buffer (POISON: a quiet NaN of its type, all ones for
     float64 and int32, -128 for int8)."""
@@ -151,4 +194,7 @@ def poison(spec: MeasureSpec, ws: Workspace, gpu: GpuSession) -> None:
         if buf.role in ("output", "scratch"):
             width, pattern = POISON[buf.dtype]
             nbytes = ws.counts[name] * np.dtype(NP_DTYPES[buf.dtype]).itemsize
+            if name in ws.host:
+                ws.host[name].view({4: np.uint32, 2: np.uint16, 1: np.uint8}[width])[:] = pattern
+                continue
             setters[width](ws.allocs[name], pattern, nbytes // width)

@@ -49,6 +49,17 @@ class EnvClocks(Record):
 
 
 @dataclass(frozen=True)
+class HostLink(Record):
+    """The GPU's link to the host: PCIe generation and width now and at most (NVML), or NVLink-C2C."""
+
+    kind: Literal["pcie", "nvlink-c2c", "unknown"] = field("what carries host-device copies")
+    pcie_gen: int | None = field("PCIe generation in use", above=0, default=None)
+    pcie_width: int | None = field("PCIe lanes in use", above=0, default=None)
+    pcie_gen_max: int | None = field("the highest generation the GPU and slot support", above=0, default=None)
+    pcie_width_max: int | None = field("the most lanes", above=0, default=None)
+
+
+@dataclass(frozen=True)
 class Environment(Record):
     """Where and with what the figures were measured (every key the runner records; null where the
     driver or NVML could not say)."""
@@ -82,6 +93,9 @@ class Environment(Record):
     compile_commands: dict[str, str] | None = field(
         "the exact nvcc command of each variant's build, '; '-separated across sources, where a variant's "
         "defines or register limit give it a build of its own", default=None)
+    host_link: HostLink | None = field("the link between host and GPU, as NVML reports it", default=None)
+    pinned_limit_bytes: int | None = field("the process's locked-memory limit (RLIMIT_MEMLOCK); null where "
+                                           "unlimited", at_least=0, default=None)
     occupancy_source: str | None = field(
         "where resident blocks per SM came from: the driver (cuda-bindings), or the formula and why", default=None)
 

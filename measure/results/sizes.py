@@ -10,8 +10,10 @@ from measure.results.base import Record, field, nonempty
 from measure.typed import SchemaError
 
 _TIME_STATS = ("mean", "median", "min", "max")
-# The copy floor's two timed regions, as the runner names them beside the variants in sampling.median_ci_rel.
-COPY_REGIONS = ("__vector_copy", "__memcpy_dtod")
+# The copy floor's two timed regions, as the runner names them beside the variants in sampling.median_ci_rel,
+# and the link floor's (measure.harness.link_floor).
+COPY_REGIONS = ("__vector_copy", "__memcpy_dtod", "__link_h2d", "__link_d2h")
+SERIAL = "·serial"  # a multi-stream variant's serial twin: the variant's name and this
 
 
 # -- timing statistics -----------------------------------------------------------------------
@@ -68,6 +70,16 @@ class CopyFloor(Record):
     stat: Literal["mean", "median", "min"] | None = field("the statistic the rates use", default=None)
     vector_copy: CopyRegion | None = field("the float4 copy kernel's samples", default=None)
     memcpy_dtod: CopyRegion | None = field("cuMemcpyDtoD's samples", default=None)
+
+
+@dataclass(frozen=True)
+class LinkFloor(Record):
+    """The host link's best pinned bandwidth each way, measured in the same run as the variants."""
+
+    h2d_gbps: float = field("pinned host-to-device copies, GB/s (10^9 bytes moved per second)", above=0)
+    d2h_gbps: float = field("pinned device-to-host copies, GB/s", above=0)
+    bytes: int = field("bytes each copy moves", above=0)
+    stat: Literal["mean", "median", "min"] | None = field("the statistic the rates use", default=None)
 
 
 # -- counters (Nsight Compute) ---------------------------------------------------------------
@@ -187,6 +199,40 @@ class CountersFrom(Record):
     signed_by: str | None = field("the trusted node key that signed it (null under trust: names)", default=None)
 
 
+# -- host-side steps ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CopyStep(Record):
+    """One copy step of a variant (its repeats together): which buffers, which way, how many bytes."""
+
+    src: str = field("the source buffer")
+    dst: str = field("the destination buffer")
+    direction: Literal["h2d", "d2h", "d2d"] = field("host to device, device to host, or device to device")
+    bytes: int = field("bytes the step moves in one region, repeats counted", at_least=0)
+    copies: int = field("copies the step enqueues in one region", at_least=1)
+
+
+@dataclass(frozen=True)
+class Overlap(Record):
+    """A multi-stream variant against its serial twin (the same steps in order on one stream)."""
+
+    serial_ms: float = field("the serial twin's time (the published statistic), ms", above=0)
+    fraction: float = field("1 - time / serial time: the share of the serial time the streams hid")
+    serial_samples_ms: list[float] | None = field("the serial twin's samples, ms", above=0, default=None)
+
+
+@dataclass(frozen=True)
+class GraphRecord(Record):
+    """A graph variant: the CUDA graph its steps were captured into, and what a replay costs the host."""
+
+    nodes: int | None = field("nodes in the captured graph", at_least=0, default=None)
+    instantiate_ms: float | None = field("cuGraphInstantiate's wall time, ms", at_least=0, default=None)
+    host_launch_us: float | None = field("median host time of one cuGraphLaunch call, µs", at_least=0,
+                                         default=None)
+    replays: int | None = field("replays whose host time was taken", at_least=0, default=None)
+
+
 # -- kernel attributes -------------------------------------------------------------------------
 
 
@@ -242,6 +288,12 @@ class Variant(Record):
     point: dict[str, int] | None = field("the sweep values, e.g. {block: 128} (null without a sweep)",
                                          default=None)
     launch_attrs: list[LaunchAttrs] | None = field("each distinct launch's kernel attributes", default=None)
+    copies: list[CopyStep] | None = field("the variant's copy steps", default=None)
+    copy_bytes: dict[str, int] | None = field("bytes copied in one region, by direction (h2d, d2h, d2d)",
+                                              at_least=0, default=None)
+    streams: int | None = field("streams the steps ran on, where more than one", at_least=2, default=None)
+    overlap: Overlap | None = field("the variant against its serial twin (several streams)", default=None)
+    graph: GraphRecord | None = field("the CUDA graph the variant was replayed from", default=None)
 
     def _rules(self) -> None:
         _samples_match(self.samples_ms, self.stats, "samples_ms")
@@ -295,6 +347,8 @@ class Size(Record):
     variants: dict[str, Variant] = field("figures by variant name, in table order")
     working_set_bytes: int | None = field("bytes the largest variant touches", at_least=0, default=None)
     copy_floor: CopyFloor | None = field("the copy floor measured beside the variants", default=None)
+    link_floor: LinkFloor | None = field("the host link's pinned bandwidth, where the entry has host buffers",
+                                         default=None)
     check: SizeCheck | None = field("the correctness check before timing", default=None)
     clocks: SizeClocks | None = field("clocks around the sampling", default=None)
     sampling: Sampling | None = field("the stopping rule's outcome", default=None)
@@ -312,7 +366,7 @@ class Size(Record):
             if not name.strip():
                 raise SchemaError("variants", "expected variant names, found an empty one")
         if self.sampling is not None:
-            known = set(self.variants) | set(COPY_REGIONS)
+            known = set(self.variants) | set(COPY_REGIONS) | {name + SERIAL for name in self.variants}
             for name in self.sampling.median_ci_rel:
                 if name not in known:
                     raise SchemaError(f"sampling.median_ci_rel.{name}",

@@ -65,6 +65,9 @@ def check_values(spec: MeasureSpec, params: set[str]) -> None:
             texts += [(f"{where}.shared", str(launch.shared))]
             texts += [(f"{where}.args[{ai}]", a) for ai, a in enumerate(launch.args)
                       if a not in spec.buffers and a not in spec.scalars]
+            if launch.is_copy:  # a copy's element count and offsets, each a whole number within its buffers
+                texts = [(f"{where}.{k}", getattr(launch, k)) for k in ("count", "src_offset", "dst_offset")
+                         if getattr(launch, k) is not None]
             for point in points:
                 env = mv.env(dict(point), NOMINAL_DEVICE)
                 for repeat_index in sorted({0, launch.repeat - 1}):
@@ -76,6 +79,8 @@ def check_values(spec: MeasureSpec, params: set[str]) -> None:
                         seen.add(memo)
                         value_at(text, dict(env, i=repeat_index), key,
                                  f"{point_label(point)}{at}" + (f", i = {repeat_index}" if "i" in names else ""))
+                if launch.is_copy:
+                    continue
                 block = [value_at(str(b), dict(env, i=0), f"{where}.block[{bi}]", point_label(point) + at)
                          for bi, b in enumerate(launch.block)]
                 threads = 1

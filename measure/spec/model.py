@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from measure.spec.checks import check_expr, check_values, check_variants
+from measure.spec.steps import Launch, check_steps
 from measure.spec.claims import (ATTRIBUTE_METRICS, BOUNDED_KINDS, CLAIM_DOCS, CLAIM_NEEDS,  # noqa: F401 -- re-exported
                                  DEFAULT_AT_LEAST, EXPLICIT_BOUND_KINDS, Claim, check_claims)
 from measure.spec.limits import (DEVICE_NAMES, DTYPE_TOLERANCE, FILE_NAME, MAX_ARGS, MAX_BUFFERS, MAX_LAUNCHES, MAX_METRICS,
@@ -39,6 +40,10 @@ class Buffer:
     size: str = doc("element count, an expression over the size parameters", default="n")
     init: Literal["normal", "uniform"] = doc(
         "input fill: standard normal, or uniform on [-1, 1)", default="normal")
+    location: Literal["device", "pinned", "pageable"] = doc(
+        "where the buffer lives: device memory, page-locked (pinned) host memory, or ordinary pageable "
+        "host memory; host buffers are filled, poisoned and checked as device ones are, and reach the "
+        "device only through copy steps", default="device")
     rtol: float | None = doc(
         "an output's per-element relative tolerance against the float64 reference; defaults to the "
         "data type's (float16 1e-3, bfloat16 8e-3, int8 0), else to measure.rtol", default=None)
@@ -75,44 +80,6 @@ class Scalar:
 
 
 @dataclass(frozen=True)
-class Launch:
-    """One kernel launch (or ``repeat`` identical launches) inside a variant."""
-
-    kernel: str = doc("the __global__ function's name (declare it extern \"C\")")
-    grid: list[str] = doc("grid dimensions (1 to 3): expressions over the size parameters, the variant's "
-                          "sweep names and the device names")
-    block: list[int | str] = doc("block dimensions (1 to 3): integers, or expressions over the size "
-                                 "parameters, the sweep names and the device names; at most 1024 threads")
-    args: list[str] = doc(
-        "kernel arguments in order: a buffer name (its device pointer), a scalar name, or an "
-        "integer expression over the size parameters, sweep names and device names (passed as "
-        "`index_type`); inside a repeated launch, `i` is the repeat index", max_items=MAX_ARGS)
-    repeat: int = doc("enqueue this launch this many times", default=1)
-    shared: int | str = doc("dynamic shared memory per block, bytes: an integer or an expression (as for "
-                            "block); past 48 KiB the kernel is opted in to the device's larger limit",
-                            default=0)
-
-    def validate(self) -> None:
-        if not 1 <= len(self.grid) <= 3:
-            raise SchemaError("grid", f"expected 1 to 3 dimensions, found {len(self.grid)}")
-        if not 1 <= len(self.block) <= 3:
-            raise SchemaError("block", f"expected 1 to 3 dimensions, found {len(self.block)}")
-        fixed = [b for b in self.block if isinstance(b, int)]
-        threads = 1
-        for b in fixed:
-            threads *= b
-        if any(b < 1 for b in fixed) or threads > 1024:
-            raise SchemaError("block", f"expected positive sizes with at most 1024 threads, found {list(self.block)}")
-        if not 1 <= self.repeat <= MAX_REPEAT:
-            raise SchemaError("repeat", f"expected 1 to {MAX_REPEAT:,} launches, found {self.repeat:,}")
-        for i, text in enumerate(self.grid):
-            check_expr(text, f"grid[{i}]")
-        for i, text in enumerate(self.block):
-            check_expr(str(text), f"block[{i}]")
-        check_expr(str(self.shared), "shared")
-
-
-@dataclass(frozen=True)
 class Variant:
     """One version of the computation; its launches are timed as one region."""
 
@@ -139,6 +106,9 @@ class Variant:
         "preprocessor defines for this variant's build (-DNAME=VALUE): integers, or expressions over "
         "the sweep names and device names; variants with different defines compile as modules of "
         "their own", default_factory=dict, max_items=16)
+    graph: bool = doc("capture the variant's steps once into a CUDA graph (through cuda-bindings) and time "
+                      "its replay; the record keeps the graph's nodes, its instantiation time and the host "
+                      "cost of each replay", default=False)
     maxrregcount: int | str | None = doc(
         "register limit per thread for this variant's build (-maxrregcount=N): an integer or an "
         "expression over the sweep names", default=None)
@@ -341,6 +311,7 @@ class MeasureSpec:
         if clash:
             raise SchemaError("scalars", f"{sorted(clash)} name both a buffer and a scalar")
         check_variants(self, params)
+        check_steps(self, params)
         measured = self.measured_variants
         every = {v.name for v in measured} | set(names)
         for ri, ratio in enumerate(self.ratios):

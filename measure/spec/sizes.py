@@ -39,10 +39,12 @@ def iter_buffer_bytes(spec: MeasureSpec, params: dict[str, int]) -> Iterator[tup
 
 
 def working_set_bytes(spec: MeasureSpec, params: dict[str, int]) -> int:
-    """The most bytes any one variant's buffers span at ``params``: the buffers its launches pass,
-    each counted once (``buffer_bytes``); what a result's ``working_set_bytes`` records."""
-    sizes = buffer_bytes(spec, params)
-    used = ({arg for launch in v.launches for arg in launch.args if arg in sizes} for v in spec.variants)
+    """The most bytes any one variant's device buffers span at ``params``: the buffers its launches
+    pass or its copies touch, each counted once (``buffer_bytes``); what a result's
+    ``working_set_bytes`` records.  Host buffers never sit in the L2, so they are not counted."""
+    sizes = {name: n for name, n in buffer_bytes(spec, params).items() if spec.buffers[name].location == "device"}
+    used = ({arg for launch in v.launches for arg in (*launch.args, launch.copy, launch.to) if arg in sizes}
+            for v in spec.variants)
     return max((sum(sizes[name] for name in names) for names in used), default=0)
 
 
@@ -76,7 +78,8 @@ def fit_problems(spec: MeasureSpec) -> list[str]:
     archs = list(dict.fromkeys(a.rstrip("a") for a in spec.archs))  # sm_90a is sm_90's memory
     for i, point in enumerate(spec.sizes):
         try:
-            need = sum(buffer_bytes(spec, dict(point)).values())
+            need = sum(n for name, n in buffer_bytes(spec, dict(point)).items()
+                       if spec.buffers[name].location == "device")
         except expr.ExprError as err:
             problems.append(f"measure.sizes[{i}] {point_label(point)}: the working set cannot be worked out: {err}.")
             continue

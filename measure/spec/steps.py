@@ -1,0 +1,170 @@
+"""A variant's steps: kernel launches and copies, on named streams, with the events between them.
+
+A step is a kernel launch (``kernel``) or a copy (``copy`` and ``to``): host to device, device to host
+or device to device, decided by the buffers' locations.  Each step runs on a stream (``main``
+unless named; ``s{i % 2}`` picks one per repeat) and may wait for earlier steps (``after``), on
+whatever stream they ran.  ``check_steps`` ties steps to the spec's buffers at load time.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from measure import expr
+from measure.spec.checks import check_expr
+from measure.spec.limits import DEVICE_NAMES, MAX_ARGS, MAX_REPEAT
+from measure.typed import SchemaError, doc
+
+if TYPE_CHECKING:
+    from measure.spec.model import MeasureSpec
+
+MAX_STREAMS = 8
+MAIN_STREAM = "main"
+# A stream name, or a name with one expression in braces: s{i % 2}.
+STREAM = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\{[^{}]{1,60}\})?$")
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One step of a variant (``repeat`` times): a kernel launch, or a copy between two buffers."""
+
+    kernel: str | None = doc("the __global__ function's name (declare it extern \"C\"); or use copy", default=None)
+    grid: list[str] = doc("grid dimensions (1 to 3): expressions over the size parameters, the variant's "
+                          "sweep names and the device names", default_factory=tuple)
+    block: list[int | str] = doc("block dimensions (1 to 3): integers, or expressions over the size "
+                                 "parameters, the sweep names and the device names; at most 1024 threads",
+                                 default_factory=tuple)
+    args: list[str] = doc(
+        "kernel arguments in order: a device buffer's name (its pointer), a scalar name, or an "
+        "integer expression over the size parameters, sweep names and device names (passed as "
+        "`index_type`); inside a repeated launch, `i` is the repeat index", max_items=MAX_ARGS,
+        default_factory=tuple)
+    repeat: int = doc("enqueue this step this many times", default=1)
+    shared: int | str = doc("dynamic shared memory per block, bytes: an integer or an expression (as for "
+                            "block); past 48 KiB the kernel is opted in to the device's larger limit",
+                            default=0)
+    copy: str | None = doc("a copy step: the source buffer (host to device, device to host or device to "
+                           "device, from the buffers' locations)", default=None)
+    to: str | None = doc("a copy step's destination buffer", default=None)
+    count: str | None = doc("elements a copy moves, an expression (size, sweep and device names, i); "
+                            "default: all of the smaller buffer past the offsets", default=None)
+    src_offset: str = doc("first element of the source a copy reads (an expression, with i)", default="0")
+    dst_offset: str = doc("first element of the destination a copy writes (an expression, with i)", default="0")
+    stream: str = doc("the stream the step runs on: a name (main by default), or a name with an expression "
+                      "in braces picking one per repeat, e.g. s{i % 2}; at most 8 streams a variant",
+                      default=MAIN_STREAM)
+    id: str | None = doc("a name for the step that `after` may refer to (a repeated step: its last "
+                         "repeat)", default=None)
+    after: list[str] = doc("steps (by id) this one waits for, on whatever stream they ran", default_factory=tuple)
+
+    @property
+    def is_copy(self) -> bool:
+        return self.copy is not None
+
+    @property
+    def label(self) -> str:
+        return self.kernel if self.kernel is not None else f"copy {self.copy} -> {self.to}"
+
+    def validate(self) -> None:
+        if (self.kernel is None) == (self.copy is None):
+            raise SchemaError("kernel", "a step is a kernel launch (kernel) or a copy (copy and to), not both")
+        if not 1 <= self.repeat <= MAX_REPEAT:
+            raise SchemaError("repeat", f"expected 1 to {MAX_REPEAT:,} launches, found {self.repeat:,}")
+        if not STREAM.match(self.stream):
+            raise SchemaError("stream", f"expected a stream name such as s1 or s{{i % 2}}, found {self.stream!r}")
+        if self.is_copy:
+            if self.to is None:
+                raise SchemaError("to", "a copy step names its destination buffer")
+            for key in ("grid", "block", "args"):
+                if getattr(self, key):
+                    raise SchemaError(key, "a copy step takes no grid, block or arguments")
+            for key in ("count", "src_offset", "dst_offset"):
+                if getattr(self, key) is not None:
+                    check_expr(getattr(self, key), key)
+            return
+        for key in ("to", "count"):
+            if getattr(self, key) is not None:
+                raise SchemaError(key, "only a copy step takes to and count")
+        if not 1 <= len(self.grid) <= 3:
+            raise SchemaError("grid", f"expected 1 to 3 dimensions, found {len(self.grid)}")
+        if not 1 <= len(self.block) <= 3:
+            raise SchemaError("block", f"expected 1 to 3 dimensions, found {len(self.block)}")
+        fixed = [b for b in self.block if isinstance(b, int)]
+        threads = 1
+        for b in fixed:
+            threads *= b
+        if any(b < 1 for b in fixed) or threads > 1024:
+            raise SchemaError("block", f"expected positive sizes with at most 1024 threads, found {list(self.block)}")
+        for i, text in enumerate(self.grid):
+            check_expr(text, f"grid[{i}]")
+        for i, text in enumerate(self.block):
+            check_expr(str(text), f"block[{i}]")
+        check_expr(str(self.shared), "shared")
+
+
+def stream_name(step: Launch, i: int) -> str:
+    """The stream a step's repeat ``i`` runs on: s{i % 2} at i = 3 is s1."""
+    match = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)(?:\{([^{}]+)\})?", step.stream)
+    if match is None or match.group(2) is None:
+        return step.stream
+    return f"{match.group(1)}{expr.evaluate_int(match.group(2), {'i': i})}"
+
+
+def copy_direction(spec: MeasureSpec, step: Launch) -> str:
+    """h2d, d2h or d2d, from the locations of a copy's buffers."""
+    src, dst = (spec.buffers[step.copy].location != "device"), (spec.buffers[step.to].location != "device")
+    return {(True, False): "h2d", (False, True): "d2h", (False, False): "d2d"}.get((src, dst), "h2h")
+
+
+def check_steps(spec: MeasureSpec, params: set[str]) -> None:
+    """Each variant's steps against the spec's buffers: a copy between two buffers of one type, never
+    host to host; kernels given device buffers only; streams at most MAX_STREAMS a variant; `after`
+    naming earlier steps; a graph capturing no pageable copy (CUDA cannot capture one)."""
+    names = params | set(DEVICE_NAMES) | {"i"}
+    for vi, variant in enumerate(spec.variants):
+        ids: set[str] = set()
+        streams: set[str] = set()
+        names_here = names | set(variant.sweep)
+        for li, step in enumerate(variant.launches):
+            where = f"variants[{vi}].launches[{li}]"
+            for ai, arg in enumerate(step.args):
+                if arg in spec.buffers and spec.buffers[arg].location != "device":
+                    raise SchemaError(f"{where}.args[{ai}]", f"{arg} is a {spec.buffers[arg].location} host buffer; "
+                                                             f"a kernel reads device buffers (copy it first)")
+            if step.is_copy:
+                for key in ("copy", "to"):
+                    if getattr(step, key) not in spec.buffers:
+                        raise SchemaError(f"{where}.{key}", f"expected a buffer ({', '.join(spec.buffers)}), "
+                                                            f"found {getattr(step, key)!r}")
+                src, dst = spec.buffers[step.copy], spec.buffers[step.to]
+                if src.dtype != dst.dtype:
+                    raise SchemaError(f"{where}.to", f"{step.copy} holds {src.dtype} and {step.to} {dst.dtype}; "
+                                                     f"a copy moves bytes between buffers of one type")
+                if copy_direction(spec, step) == "h2h":
+                    raise SchemaError(f"{where}.to", "a copy from host to host is not a GPU step")
+                if variant.graph and "pageable" in (src.location, dst.location):
+                    raise SchemaError(f"variants[{vi}].graph", "a CUDA graph cannot capture a copy from or to "
+                                                               "pageable memory; use a pinned buffer")
+                for key in ("count", "src_offset", "dst_offset"):
+                    if getattr(step, key) is not None:
+                        check_expr(getattr(step, key), f"{where}.{key}", names_here)
+            if "{" in step.stream:
+                check_expr(step.stream[step.stream.index("{") + 1:-1], f"{where}.stream", {"i"},
+                           hint="an expression over the repeat index i")
+                try:
+                    streams |= {stream_name(step, i) for i in range(min(step.repeat, 4 * MAX_STREAMS))}
+                except expr.ExprError as err:
+                    raise SchemaError(f"{where}.stream", str(err)) from None
+            else:
+                streams.add(step.stream)
+            for name in step.after:
+                if name not in ids:
+                    raise SchemaError(f"{where}.after", f"expected the id of an earlier step, found {name!r}")
+            if step.id is not None:
+                if step.id in ids:
+                    raise SchemaError(f"{where}.id", f"{step.id!r} names an earlier step already")
+                ids.add(step.id)
+        if len(streams) > MAX_STREAMS:
+            raise SchemaError(f"variants[{vi}]", f"the steps use {len(streams)} streams; at most {MAX_STREAMS}")
