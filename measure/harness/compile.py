@@ -162,7 +162,6 @@ def compile_kernels(slug: str, entry_dir: Path, spec: MeasureSpec, gpu: GpuSessi
     """Every measured variant's kernels, compiled once per distinct set of options and loaded."""
     import pycuda
     from pycuda.compiler import compile as pycuda_compile
-    drv = gpu.drv
     pycuda_include = str(Path(pycuda.__file__).resolve().parent / "cuda")
     options = module_options(spec, gpu.limits)
     built = Built()

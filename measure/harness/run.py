@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 import traceback
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 
 from measure import expr, stats, store

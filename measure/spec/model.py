@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from measure.spec.checks import check_expr, check_values, check_variants
-from measure.spec.steps import Launch, check_steps
 from measure.spec.claims import (ATTRIBUTE_METRICS, BOUNDED_KINDS, CLAIM_DOCS, CLAIM_NEEDS,  # noqa: F401 -- re-exported
                                  DEFAULT_AT_LEAST, EXPLICIT_BOUND_KINDS, Claim, check_claims)
-from measure.spec.limits import (DEVICE_NAMES, DTYPE_TOLERANCE, FILE_NAME, MAX_ARGS, MAX_BUFFERS, MAX_LAUNCHES, MAX_METRICS,
-                                 MAX_REPEAT, MAX_RUNS, MAX_SIZE, MAX_SIZES, MAX_SWEEP_POINTS, MAX_SWEEP_VALUES,
+from measure.spec.steps import Launch, check_steps  # noqa: F401 -- Launch re-exported
+from measure.spec.limits import (DTYPE_TOLERANCE, FILE_NAME, MAX_BUFFERS, MAX_LAUNCHES, MAX_METRICS,
+                                 MAX_RUNS, MAX_SIZE, MAX_SIZES, MAX_SWEEP_POINTS, MAX_SWEEP_VALUES,
                                  MAX_VARIANTS, MAX_WARMUPS, NVCC_FLAG, NVCC_FLAGS_SHOWN)
 from measure.typed import SchemaError, doc
 
