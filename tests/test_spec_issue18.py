@@ -415,3 +415,15 @@ def test_copy_steps_streams_and_graphs_load_and_are_checked():
     data["variants"][0]["launches"][2]["stream"] = "s{i % 9}"
     data["variants"][0]["launches"][2]["repeat"] = 9
     refused(data, "variants[0]", "at most 8")
+
+
+def test_host_claims_name_variants_that_can_have_them():
+    data = host_data()
+    data["claims"] = [{"kind": "fraction_of_link", "variant": "copy"}]
+    refused(data, "claims[0].variant", "one way")
+    data["variants"][0]["launches"] = data["variants"][0]["launches"][:1]
+    data["claims"] = [{"kind": "fraction_of_link", "variant": "copy", "at_least": 0.8},
+                      {"kind": "overlap", "variant": "copy", "at_least": 0.2}]
+    refused(data, "claims[1].variant", "several streams")
+    data["claims"] = data["claims"][:1]
+    assert load(MeasureSpec, data).claims[0].lower == 0.8

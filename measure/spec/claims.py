@@ -26,6 +26,8 @@ CLAIM_NEEDS = {
     "time_ratio": ("num", "den"),
     "metric_bound": ("variant", "metric"),
     "metric_matches": ("variant", "metric"),
+    "fraction_of_link": ("variant",),
+    "overlap": ("variant",),
 }
 # What each claim kind claims, in words (the reference's table; Claim.kind's doc says it in one breath).
 CLAIM_DOCS = {
@@ -42,11 +44,16 @@ CLAIM_DOCS = {
                     "most `at_most` (one is required)",
     "metric_matches": "declared `metric` of `variant` is within `tolerance` of its prediction: relative, or "
                       "absolute where the prediction is under 1",
+    "fraction_of_link": "the copies of `variant` (one direction) reach at least `at_least` (default 0.9) of the "
+                        "link floor of that direction",
+    "overlap": "`variant` (steps on several streams) hides at least `at_least` (or at most `at_most`) of its "
+               "serial twin's time: 1 - time / serial time",
 }
 # The claims that compare one number with a bound: at_least by default, at_most on request.
-BOUNDED_KINDS = ("fraction_of_floor", "overfetch", "fraction_of_roof", "launch_bound", "time_ratio", "metric_bound")
+BOUNDED_KINDS = ("fraction_of_floor", "overfetch", "fraction_of_roof", "launch_bound", "time_ratio", "metric_bound",
+                 "fraction_of_link", "overlap")
 # Bounded claims with no default bound: the author writes at_least or at_most.
-EXPLICIT_BOUND_KINDS = ("time_ratio", "metric_bound")
+EXPLICIT_BOUND_KINDS = ("time_ratio", "metric_bound", "overlap")
 # The lower bound of the older bounded claims where none is written.
 DEFAULT_AT_LEAST = 0.9
 # What a metric claim may name besides a declared metric: the kernel attributes of the variant's
@@ -67,7 +74,7 @@ class Claim:
 
     kind: Literal["speedup_matches_bytes", "speedup_matches_counted", "counter_bytes_match",
                   "fraction_of_floor", "overfetch", "fraction_of_roof", "launch_bound",
-                  "time_ratio", "metric_bound", "metric_matches"] = doc(
+                  "time_ratio", "metric_bound", "metric_matches", "fraction_of_link", "overlap"] = doc(
         "speedup_matches_bytes: time(num)/time(den) within `tolerance` (relative) of the predicted "
         "byte ratio; speedup_matches_counted: the same against the ratio of DRAM bytes the counters "
         "saw; counter_bytes_match: DRAM counter bytes of `variant` within `tolerance` of its "
@@ -78,7 +85,9 @@ class Claim:
         "its GPU time (needs timing.clock: both); time_ratio: time(num)/time(den) is at least "
         "`at_least` (or at most `at_most`); metric_bound: `metric` of `variant` is at least `at_least` "
         "(or at most `at_most`); metric_matches: `metric` of `variant` is within `tolerance` of its "
-        "prediction (relative, or absolute where the prediction is under 1). With `at_most`, the bounded "
+        "prediction (relative, or absolute where the prediction is under 1); fraction_of_link: the copies of "
+        "`variant` reach at least `at_least` of the link floor; overlap: `variant` hides at least `at_least` "
+        "of its serial twin's time. With `at_most`, the bounded "
         "claims claim an upper bound instead: the number stays at or below `at_most`")
     num: str | None = doc("for speedup_matches_bytes, speedup_matches_counted and time_ratio: a variant "
                           "(a swept base name applies at every point)", default=None)
@@ -209,3 +218,23 @@ def check_claims(spec: MeasureSpec, params: set[str], names: list[str], every: s
             chosen = [v for v in measured if v.matches(claim.point)]
             if not chosen:
                 raise SchemaError(f"claims[{ci}].point", f"no variant's sweep has the point {dict(claim.point)}")
+        if claim.kind in ("fraction_of_link", "overlap"):
+            _check_host_claim(spec, claim, ci)
+
+
+def _check_host_claim(spec: MeasureSpec, claim: Claim, ci: int) -> None:
+    """A fraction_of_link claim is about a variant whose copies go one way between host and device;
+    an overlap claim about a variant whose steps run on more than one stream."""
+    from measure.spec.steps import copy_direction, stream_name
+    variant = spec.variant(claim.variant)
+    if claim.kind == "fraction_of_link":
+        ways = {copy_direction(spec, s) for s in variant.launches if s.is_copy} - {"d2d"}
+        if len(ways) != 1:
+            raise SchemaError(f"claims[{ci}].variant", f"a fraction_of_link claim needs a variant whose copies go "
+                                                       f"one way between host and device; {variant.name} has "
+                                                       f"{', '.join(sorted(ways)) or 'none'}")
+    else:
+        streams = {stream_name(s, i) for s in variant.launches for i in range(min(s.repeat, 32))}
+        if len(streams) < 2:
+            raise SchemaError(f"claims[{ci}].variant", f"an overlap claim needs a variant on several streams; "
+                                                       f"{variant.name} runs on {', '.join(streams)}")
