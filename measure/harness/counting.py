@@ -80,7 +80,10 @@ def attach_counters(slug: str, entry_dir: Path, spec: MeasureSpec, result: dict,
             summaries.append(counters.pass_summary(spec, version, target["params"]))
             continue
         summaries.append({k: v for k, v in outcome.items() if k != "variants"})
+        kernels = {v.name: any(step.kernel for step in v.launches) for v in spec.measured_variants}
         for name, rec in target["variants"].items():
+            if not kernels.get(name, True):
+                continue  # copies only: no kernel for the counters to count
             if outcome["status"] == "ok":
                 rec["counters"] = outcome["variants"].get(name, {"error": "ncu reported no launch of this variant"})
             elif outcome["status"] == "error":
