@@ -53,9 +53,11 @@ def attach_counters(slug: str, entry_dir: Path, spec: MeasureSpec, result: dict,
     for target in targets:
         key = target["counter_key"] = results.counter_key(spec, sources, result["device"], version, target["params"])
         earlier = offered.get(_canon(target["params"]))
-        if ncu and earlier and earlier["counter_key"] == key and set(earlier["variants"]) == set(target["variants"]):
+        counted = {v.name for v in spec.measured_variants if any(step.kernel for step in v.launches)}
+        if ncu and earlier and earlier["counter_key"] == key and set(earlier["variants"]) == set(target["variants"]) & counted:
             for name, rec in target["variants"].items():
-                rec["counters"] = earlier["variants"][name]
+                if name in counted:
+                    rec["counters"] = earlier["variants"][name]
             target["counters_from"] = earlier["from"]
             carried.append(target)
         else:

@@ -124,7 +124,8 @@ def carried_counters(result: dict, signer: str | None) -> dict | None:
     sizes = []
     for size in result.get("sizes", []):
         key = size.get("counter_key")
-        variants = {name: v.get("counters") for name, v in size.get("variants", {}).items()}
+        variants = {name: v.get("counters") for name, v in size.get("variants", {}).items()
+                    if v.get("counters") is not None or not v.get("copies")}  # copies only: nothing counted
         if key and variants and all(c and c.get("flushed") and c.get("unflushed") for c in variants.values()):
             sizes.append({"params": size["params"], "counter_key": key, "variants": variants,
                           "from": size.get("counters_from") or {
