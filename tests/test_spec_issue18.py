@@ -379,7 +379,8 @@ def test_launch_attributes_from_the_function_and_a_grid_that_leaves_sms_emptier(
 
 def host_data(**variant_over):
     data = spec_data(buffers={"h_x": {"role": "input", "location": "pinned"}, "x": {"role": "scratch"},
-                              "p_y": {"role": "output", "location": "pageable"}, "y": {"role": "scratch"}})
+                              "p_y": {"role": "output", "location": "pageable"}, "y": {"role": "scratch"}},
+                     timing={"blocking": False})
     variant = {"name": "copy", "label": "in and out", "bytes_per_elem": 8,
                "launches": [{"copy": "h_x", "to": "x", "id": "load"},
                             {"kernel": "copy", "grid": ["ceil(n / 256)"], "block": [256], "args": ["x", "y", "n"],
@@ -421,9 +422,19 @@ def test_host_claims_name_variants_that_can_have_them():
     data = host_data()
     data["claims"] = [{"kind": "fraction_of_link", "variant": "copy"}]
     refused(data, "claims[0].variant", "one way")
-    data["variants"][0]["launches"] = data["variants"][0]["launches"][:1]
+    data["variants"][0]["launches"] = [{"copy": "x", "to": "p_y"}]
     data["claims"] = [{"kind": "fraction_of_link", "variant": "copy", "at_least": 0.8},
                       {"kind": "overlap", "variant": "copy", "at_least": 0.2}]
     refused(data, "claims[1].variant", "several streams")
     data["claims"] = data["claims"][:1]
     assert load(MeasureSpec, data).claims[0].lower == 0.8
+
+
+def test_a_pageable_copy_behind_the_blocking_kernel_and_a_variant_writing_nothing_are_refused():
+    data = host_data()
+    data["timing"] = {"blocking": True}
+    refused(data, "timing.blocking", "pageable")
+    data = host_data()
+    data["timing"] = {"blocking": False}
+    data["variants"][0]["launches"] = data["variants"][0]["launches"][:2]
+    refused(data, "variants[0]", "writes none of the outputs")

@@ -166,5 +166,16 @@ def check_steps(spec: MeasureSpec, params: set[str]) -> None:
                 if step.id in ids:
                     raise SchemaError(f"{where}.id", f"{step.id!r} names an earlier step already")
                 ids.add(step.id)
+        outputs = {n for n, b in spec.buffers.items() if b.role == "output"}
+        touched = {arg for step in variant.launches for arg in (*step.args, step.to) if arg}
+        if outputs and not outputs & touched:
+            raise SchemaError(f"variants[{vi}]", f"{variant.name} writes none of the outputs "
+                                                 f"({', '.join(sorted(outputs))}): nothing of it could be checked")
+        pageable = [s for s in variant.launches if s.is_copy and "pageable" in
+                    (spec.buffers[s.copy].location, spec.buffers[s.to].location)]
+        if pageable and spec.timing.blocking:
+            raise SchemaError("timing.blocking", f"{variant.name} copies from or to pageable memory, which "
+                                                 f"the host waits for: it would wait behind the blocking kernel "
+                                                 f"until that times out; set timing.blocking: false")
         if len(streams) > MAX_STREAMS:
             raise SchemaError(f"variants[{vi}]", f"the steps use {len(streams)} streams; at most {MAX_STREAMS}")
