@@ -438,3 +438,17 @@ def test_a_pageable_copy_behind_the_blocking_kernel_and_a_variant_writing_nothin
     data["timing"] = {"blocking": False}
     data["variants"][0]["launches"] = data["variants"][0]["launches"][:2]
     refused(data, "variants[0]", "writes none of the outputs")
+
+
+def test_a_key_written_at_its_default_leaves_the_fingerprint_as_it_was():
+    from measure.results.identity import canonical, measurement_fingerprint
+    plain = spec_of()
+    data = spec_data()
+    data["variants"][1]["graph"] = False
+    data["variants"][1]["launches"][0]["stream"] = "main"
+    data["buffers"]["x"]["location"] = "device"
+    spelled = load(MeasureSpec, data)
+    assert measurement_fingerprint(plain, {}) == measurement_fingerprint(spelled, {})
+    assert "location" not in canonical(plain)["buffers"]["x"] and "graph" not in canonical(plain)["variants"][1]
+    data["variants"][1]["graph"] = True
+    assert measurement_fingerprint(load(MeasureSpec, data), {}) != measurement_fingerprint(plain, {})

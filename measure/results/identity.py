@@ -69,7 +69,28 @@ def measured_part(spec_data: dict) -> dict:
 
 def measurement_fingerprint(spec: MeasureSpec, files: dict[str, bytes]) -> str:
     """The fingerprint of an entry's spec as it is now, with the files it names (kernels, reference)."""
-    return fingerprint(measured_part(_plain(dataclasses.asdict(spec))), files)
+    return fingerprint(measured_part(canonical(spec)), files)
+
+
+def canonical(value: Any) -> Any:
+    """A spec as plain data, each field left out where it holds its default: what a measurement is
+    for, written so that a key the schema gains later (with a default that changes nothing) leaves
+    every recorded fingerprint as it was."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out = {}
+        for f in dataclasses.fields(value):
+            item = getattr(value, f.name)
+            default = f.default if f.default is not dataclasses.MISSING else \
+                f.default_factory() if f.default_factory is not dataclasses.MISSING else dataclasses.MISSING
+            if default is not dataclasses.MISSING and _plain(canonical(item)) == _plain(canonical(default)):
+                continue
+            out[f.name] = canonical(item)
+        return out
+    if isinstance(value, dict):
+        return {k: canonical(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [canonical(v) for v in value]
+    return value
 
 
 def _plain(value: Any) -> Any:
@@ -106,7 +127,7 @@ def counter_key(spec: MeasureSpec, sources: dict[str, bytes], device: str, ncu_v
     are left out, so changing them re-times an entry without profiling it again."""
     h = hashlib.sha256()
     h.update(f"counters {counter_version}\ndevice {device}\nncu {ncu_version}\n".encode())
-    h.update(json.dumps({"spec": counter_part(_plain(dataclasses.asdict(spec))), "size": dict(params)},
+    h.update(json.dumps({"spec": counter_part(canonical(spec)), "size": dict(params)},
                         sort_keys=True, default=str).encode())
     for name in sorted(sources):
         h.update(f"\nfile {name} {len(sources[name])}\n".encode())
