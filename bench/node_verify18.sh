@@ -24,7 +24,7 @@ for s in $slugs; do
   tail -2 "$v/measure_$s.log"
 done
 test -n "${SKIP_TESTS:-}" || { (time timeout 300 python3 -m pytest -m gpu -q -p no:cacheprovider tests) > "$v/gpu_tests.log" 2>&1; tail -4 "$v/gpu_tests.log"; }
-test -f bench/tensor_peer.py && timeout 120 python3 bench/tensor_peer.py > "$v/tensor_peer.log" 2>&1
+test -n "${SKIP_PEERS:-}" || { test -f bench/tensor_peer.py && timeout 120 python3 bench/tensor_peer.py > "$v/tensor_peer.log" 2>&1; }
 start=$(date +%s.%N); GLOSSARY_MEASURE=always python3 -m mkdocs build -d /tmp/built > "$v/build.log" 2>&1
 echo "mkdocs build rc=$? wall $(wall $start) s" | tee -a "$v/walls.txt"
 grep -iE "measur|WARNING" "$v/build.log" | tail -12
