@@ -50,15 +50,16 @@ measure:
   headline: {n: 16777216}
   buffers:
     h_x: {role: input, location: pinned}
+    d_x: {role: input}
     x: {role: scratch}
-    y: {role: scratch}
+    y: {role: output}
     h_y: {role: output, location: pinned}
   variants:
     - name: upload
       label: pinned host to device
       short: upload
       bytes_per_elem: 4
-      launches: [{copy: h_x, to: x}]
+      launches: [{copy: h_x, to: y}]
     - name: inout
       label: in, kernel, out
       short: in-out
@@ -71,13 +72,13 @@ measure:
       label: device to device
       short: d2d
       bytes_per_elem: 8
-      launches: [{copy: x, to: y}]
+      launches: [{copy: d_x, to: y}]
     - name: chunks
       label: four chunks on two streams
       short: chunks
       bytes_per_elem: 8
       launches:
-        - {copy: h_x, to: x, count: "n // 4", src_offset: "i * (n // 4)", dst_offset: "i * (n // 4)", repeat: 4, stream: "s{i % 2}"}
+        - {copy: h_x, to: y, count: "n // 4", src_offset: "i * (n // 4)", dst_offset: "i * (n // 4)", repeat: 4, stream: "s{i % 2}"}
     - name: graphed
       label: four kernels from a graph
       short: graph
@@ -109,7 +110,7 @@ hide {{ fig.overlap("chunks") }} of their {{ fig.serial_ms("chunks") }} serial t
 """
 
 KERNEL = 'extern "C" __global__ void scale(const float* x, float* y, long long n) {}\n'
-REFERENCE = "def reference(variant, inputs, scalars, params):\n    return {'h_y': inputs['h_x']}\n"
+REFERENCE = "def reference(variant, inputs, scalars, params):\n    return {'y': inputs['h_x'], 'h_y': inputs['h_x']}\n"
 
 # times at the headline size (ms), and what each variant copies in one region
 MS = {"upload": 1.40, "inout": 2.60, "ondevice": 1.50, "chunks": 1.60, "graphed": 1.30, "plain": 1.35}
@@ -121,11 +122,11 @@ PLAIN_HOST_MS = 1.40  # the plain variant's host wall time, over its 6 launches
 def _copies(name: str, n: int) -> list[dict]:
     b = 4 * n
     return {
-        "upload": [{"src": "h_x", "dst": "x", "direction": "h2d", "bytes": b, "copies": 1}],
+        "upload": [{"src": "h_x", "dst": "y", "direction": "h2d", "bytes": b, "copies": 1}],
         "inout": [{"src": "h_x", "dst": "x", "direction": "h2d", "bytes": b, "copies": 1},
                   {"src": "y", "dst": "h_y", "direction": "d2h", "bytes": b, "copies": 1}],
-        "ondevice": [{"src": "x", "dst": "y", "direction": "d2d", "bytes": b, "copies": 1}],
-        "chunks": [{"src": "h_x", "dst": "x", "direction": "h2d", "bytes": b, "copies": 4}],
+        "ondevice": [{"src": "d_x", "dst": "y", "direction": "d2d", "bytes": b, "copies": 1}],
+        "chunks": [{"src": "h_x", "dst": "y", "direction": "h2d", "bytes": b, "copies": 4}],
         "graphed": [{"src": "h_x", "dst": "x", "direction": "h2d", "bytes": b, "copies": 1},
                     {"src": "y", "dst": "h_y", "direction": "d2h", "bytes": b, "copies": 1}],
         "plain": [{"src": "h_x", "dst": "x", "direction": "h2d", "bytes": b, "copies": 1},
