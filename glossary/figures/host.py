@@ -54,14 +54,30 @@ class RowHostMixin:
 
     @property
     def link_direction(self) -> str | None:
-        """The one direction the variant's copies go, where they go one way."""
+        """The one direction the variant's copies go; or, where some stay on the device, the one way the
+        others cross the host link (as measure.spec.claims judges a fraction_of_link claim's variant)."""
         found = self.copy_directions
-        return found[0] if len(found) == 1 else None
+        if len(found) == 1:
+            return found[0]
+        host = [d for d in found if d in LINK_DIRECTIONS]
+        return host[0] if len(host) == 1 else None
 
     @property
     def link_all(self) -> bool:
-        """Whether the copies go several ways, so the link rate is of all their bytes together."""
-        return len(self.copy_directions) > 1
+        """Whether the copies cross the link both ways, so the link rate is of all their bytes together."""
+        return self.link_direction is None and len(self.copy_directions) > 1
+
+    @property
+    def link_partial(self) -> bool:
+        """Whether the link rate is of one direction's copies while others stay on the device."""
+        return self.link_direction is not None and len(self.copy_directions) > 1
+
+    @property
+    def link_label(self) -> str:
+        """What the link rate counts, where not simply every copy: ' (all copies)', ' (host to device)'."""
+        if self.link_all:
+            return " (all copies)"
+        return f" ({DIRECTION_WORDS[self.link_direction]})" if self.link_partial else ""
 
     @property
     def directions_text(self) -> str:
@@ -70,10 +86,10 @@ class RowHostMixin:
 
     @property
     def link_bytes(self) -> int | None:
-        """Bytes copied in one region: the one direction's, else every copy's."""
+        """Bytes copied in one region: the link direction's (``link_direction``), else every copy's."""
         moved = dict(self.copy_bytes) or {d: sum(c.bytes for c in self.copies if c.direction == d) for d in DIRECTIONS}
-        total = sum(moved.get(d, 0) for d in self.copy_directions)
-        return total or None
+        ways = (self.link_direction,) if self.link_direction else self.copy_directions
+        return sum(moved.get(d, 0) for d in ways) or None
 
     @property
     def link_gbps(self) -> float | None:

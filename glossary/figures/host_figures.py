@@ -19,11 +19,11 @@ class HostFigures:
     """Copies, streams and graphs (issue 19's results)."""
 
     def link_gbps(self, variant: str) -> Figure:
-        """Bytes the variant copies over its time, GB/s: one direction's where its copies go one way, else all."""
+        """Bytes the variant copies over its time, GB/s: one direction's where its copies cross the link one way, else all."""
         device, size, row = self._row(variant)
         if row.link_gbps is None:
             raise NoResult(_NO_COPIES.format(variant))
-        return self._figure(fmt.rate(row.link_gbps) + (" (all copies)" if row.link_all else ""), device, size)
+        return self._figure(fmt.rate(row.link_gbps) + row.link_label, device, size)
 
     def link_floor(self, direction: str = "h2d") -> Figure:
         """The link floor: pinned copies' best GB/s host to device ("h2d") or device to host ("d2h"), timed in the same run."""
@@ -42,7 +42,7 @@ class HostFigures:
             if row.link_gbps is None:
                 raise NoResult(_NO_COPIES.format(variant))
             if row.link_direction is None:
-                raise NoResult(f"the copies of {variant!r} go more than one way; the link floor is one direction's")
+                raise NoResult(f"the copies of {variant!r} cross the link both ways; the link floor is one direction's")
             raise NoResult(f"no link floor for the copies of {variant!r} ({DIRECTION_WORDS[row.link_direction]})")
         return self._figure(fmt.percent(row.of_link), device, size)
 

@@ -38,7 +38,7 @@ def _of_link(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tuple
     if row.link_gbps is None:
         return "n/a", "no copies recorded at this size"
     if row.link_direction is None:
-        return "n/a", "its copies go more than one way; the link floor is one direction's"
+        return "n/a", "its copies cross the link both ways; the link floor is one direction's"
     if row.link_direction not in ("h2d", "d2h"):
         return "n/a", "its copies stay on the device; the link floor is the host link's"
     if row.of_link is None:
