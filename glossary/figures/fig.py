@@ -18,6 +18,9 @@ tooltip saying where it was measured.
     launches:    fig.host_ms(v)  fig.per_launch_us(v)  fig.host_per_launch_us(v)  fig.launch_cost_us(v)
                  fig.crossover(v): the least work per launch where GPU time per launch reaches the
                  host's cost per launch (its least host time per launch in the sweep)
+    host side:   fig.link_gbps(v)  fig.link_floor("h2d"|"d2h")  fig.of_link(v)  fig.host_link()
+                 fig.streams(v)  fig.overlap(v)  fig.serial_ms(v)
+                 fig.graph_nodes(v)  fig.graph_launch_us(v)  fig.graph_per_kernel_us(v)
 
 A swept variant is named by its point, ``fig.gbps("copy[block=128]")``, or the point is picked
 as a size is: ``fig.at(block=128).gbps("copy")`` (a point chosen stays when a later ``at`` picks a size).
@@ -33,6 +36,7 @@ from dataclasses import dataclass, field
 
 from glossary.figures import fmt
 from glossary.figures.figure import Figure, NoResult
+from glossary.figures.host_figures import HostFigures
 from glossary.figures.kernel_figures import KernelFigures
 from glossary.figures.sweeps import measured_name, split_point
 from glossary.figures.views import DeviceView, SizeView
@@ -46,7 +50,7 @@ __all__ = ["Figure", "Figures", "NoResult"]
 
 _NO_HOST = "no host time recorded for {!r} (timing.clock: both)"
 @dataclass
-class Figures(KernelFigures):
+class Figures(KernelFigures, HostFigures):
     """The ``fig`` object authors use in entry bodies."""
 
     devices: tuple[DeviceView, ...]

@@ -12,14 +12,16 @@ from pathlib import Path
 from glossary.entries.model import Entry, measurement_fingerprint
 from glossary.figures import fmt
 from measure import results, stats
+from glossary.figures.host import HostExtras, RowHostMixin, SizeHostMixin, host_link_text
 from glossary.figures.sweeps import MetricRow, RowExtras, RowKernelMixin, SizeSweepMixin, occupancy_note
 from measure.results import Environment, Failure, LaunchAttrs, Method, Result, staleness
+from measure.results.sizes import CopyStep, GraphRecord, LinkFloor, Overlap
 from measure.spec import working_set_bytes
 from measure.spec.sweep import pairs
 
 
 @dataclass(frozen=True)
-class VariantRow(RowKernelMixin):
+class VariantRow(RowKernelMixin, RowHostMixin):
     name: str
     label: str
     ms: float
@@ -41,6 +43,12 @@ class VariantRow(RowKernelMixin):
     point: tuple[tuple[str, int], ...] = ()  # the sweep values, in sweep order
     launch_attrs: tuple[LaunchAttrs, ...] = ()  # each distinct launch's kernel attributes
     metrics: tuple[MetricRow, ...] = ()  # the spec's declared metrics, where counted at this size
+    copies: tuple[CopyStep, ...] = ()  # the variant's copy steps (glossary.figures.host)
+    copy_bytes: tuple[tuple[str, int], ...] = ()  # bytes copied in one region, by direction
+    streams: int | None = None  # streams the steps ran on, where more than one
+    overlap: Overlap | None = None  # against its serial twin, where on several streams
+    graph: GraphRecord | None = None  # the CUDA graph the variant was replayed from
+    link_floor_gbps: float | None = None  # the link floor of the one direction its copies go
 
     @property
     def display(self) -> str:
@@ -137,7 +145,7 @@ def roofline(rows: tuple["VariantRow", ...] | list["VariantRow"], floor_gbps: fl
 
 
 @dataclass(frozen=True)
-class SizeView(SizeSweepMixin):
+class SizeView(SizeSweepMixin, SizeHostMixin):
     params: dict
     elements: int
     working_set_bytes: int | None
@@ -147,6 +155,7 @@ class SizeView(SizeSweepMixin):
     headline: bool
     roofline: Roofline | None = None
     samples: int | None = None  # samples taken of each region at this size
+    link_floor: LinkFloor | None = None  # the host link's pinned GB/s each way, where there are host buffers
 
     @property
     def label(self) -> str:
@@ -235,6 +244,11 @@ class DeviceView:
         return occupancy_note(self)
 
     @property
+    def host_link_text(self) -> str:
+        """The host link in words ('PCIe Gen5 x16', 'NVLink-C2C'), '' where not recorded."""
+        return host_link_text(self.environment.host_link)
+
+    @property
     def captured_on(self) -> str:
         return self.environment.captured_at[:10]
 
@@ -260,7 +274,9 @@ def _device_view(entry: Entry, key: str, result: Result, current: str | None) ->
     for size in result.sizes if result.ok else ():
         floor = size.copy_floor.gbps if size.copy_floor else None
         ci = dict(size.sampling.median_ci_rel) if size.sampling else {}
-        rows = [extras.add(_row(name, var, labels, shorts, statistic, size.elements, floor, ci.get(name)), var)
+        host = HostExtras(size.link_floor)
+        rows = [host.add(extras.add(_row(name, var, labels, shorts, statistic, size.elements, floor, ci.get(name)),
+                                    var), var)
                 for name, var in size.variants.items()]
         by_name = {r.name: r for r in rows}
         ratios = tuple(
@@ -275,7 +291,8 @@ def _device_view(entry: Entry, key: str, result: Result, current: str | None) ->
             copy_floor_gbps=floor,
             rows=tuple(rows), ratios=ratios, headline=dict(size.params) == headline,
             roofline=roofline(rows, floor),
-            samples=size.sampling.samples if size.sampling else max((r.samples or 0 for r in rows), default=0) or None))
+            samples=size.sampling.samples if size.sampling else max((r.samples or 0 for r in rows), default=0) or None,
+            link_floor=size.link_floor))
     env = result.environment
     return DeviceView(
         key=key, gpu=env.gpu, status=result.status, provenance=result.provenance,

@@ -77,6 +77,8 @@ def entry_context(model: PageModel, catalog: dict[int, lessons.CatalogLesson],
     kinds = {c.kind for c in meta.measure.claims} if meta.measure else set()
     floor_claims = [v.name for c in meta.measure.claims if c.kind == "fraction_of_floor"
                     for v in meta.measure.measured(c.variant)] if meta.measure else []
+    link_claims = [v.name for c in meta.measure.claims if c.kind == "fraction_of_link"
+                   for v in meta.measure.measured(c.variant)] if meta.measure else []
     by_device = _claims_by_device(model)
     return {
         "page": {
@@ -88,7 +90,7 @@ def entry_context(model: PageModel, catalog: dict[int, lessons.CatalogLesson],
             "has_spec": meta.measure is not None,
             "devices": list(model.devices),
             "claims": by_device,
-            "verdict_lines": {d.key: verdict_line(d, by_device.get(d.key, []), floor_claims) for d in model.devices},
+            "verdict_lines": {d.key: verdict_line(d, by_device.get(d.key, []), floor_claims, link_claims) for d in model.devices},
             "results": {d.key: f"{entry.slug}/results/{d.key}.json" for d in model.devices},
             "related": [{"slug": r.slug, "title": r.title, "summary": r.meta.summary.strip()}
                         for r in model.related],
@@ -128,18 +130,22 @@ def _claims_by_device(model: PageModel) -> dict[str, list[claims.ClaimSummary]]:
     return {key: claims.summarize(verdicts) for key, verdicts in by_device.items()}
 
 
-def verdict_line(view: DeviceView, summaries: list[claims.ClaimSummary], floor_claims: list[str]) -> str:
+def verdict_line(view: DeviceView, summaries: list[claims.ClaimSummary], floor_claims: list[str],
+                 link_claims: list[str] = ()) -> str:
     """The one line at the top of a device tab: how the claims came out, and the figure that sums
     the entry up at the headline size ('3 of 4 claims hold; fused vec4 runs at 103% of the copy
-    floor': the first variant a copy-floor claim is about, else the roofline, else the first
-    ratio), in the site's number style (pure)."""
+    floor': the first variant a copy-floor claim is about, else the first a link-floor claim is
+    about, else the roofline, else the first ratio), in the site's number style (pure)."""
     parts = [claims.tally(summaries)] if summaries else []
     head = view.headline
     if head is not None and head.rows:
         rows = {r.name: r for r in head.rows}
         judged = [rows[v] for v in floor_claims if v in rows and rows[v].fraction_of_floor is not None]
+        linked = [rows[v] for v in link_claims if v in rows and rows[v].of_link is not None]
         if judged:
             parts.append(f"{judged[0].short} runs at {fmt.percent(judged[0].fraction_of_floor)} of the copy floor")
+        elif linked:
+            parts.append(f"{linked[0].short} runs at {fmt.percent(linked[0].of_link)} of the link floor")
         elif head.roofline is not None:
             roof = head.roofline
             parts.append(f"compute ceiling {fmt.rate(roof.compute_gflops, 'GFLOP/s')}, ridge at "

@@ -13,6 +13,7 @@ from glossary.figures.views import DeviceView, SizeView, VariantRow, counted_rat
 from measure import stats
 from glossary.verdicts.claim_kinds import (METRIC_JUDGES, NEW_KINDS, and_ as _and, describe_new, expand, reaches as _reaches,
                                            scope_note as _scope_note, time_ratio as _time_ratio)
+from glossary.verdicts.host_claims import HOST_JUDGES, HOST_KINDS, describe_host
 from measure.spec import Claim, MeasureSpec
 
 PAST_L2_FACTOR = 4  # a size is "past the L2" when its working set is at least this many L2s
@@ -38,6 +39,8 @@ def describe(claim: Claim, spec: MeasureSpec) -> str:
     num, den, variant = (short_name(spec, n) for n in (claim.num, claim.den, claim.variant))
     if claim.kind in NEW_KINDS:
         return describe_new(claim, spec, num, den, variant) + _size_note(claim) + _scope_note(claim)
+    if claim.kind in HOST_KINDS:
+        return describe_host(claim, variant) + _size_note(claim) + _scope_note(claim)
     if claim.at_most is not None:
         return _describe_at_most(claim, variant) + _size_note(claim) + _scope_note(claim)
     text = {
@@ -205,6 +208,7 @@ _JUDGES = {
     "fraction_of_roof": _of_roof,
     "launch_bound": _launch_bound,
     "time_ratio": _time_ratio,
+    **HOST_JUDGES,
 }
 
 
