@@ -292,11 +292,14 @@ def test_pinned_measurement_stays_short():
     assert seconds < 60
 
 
-def test_pcie_gen5_figures_in_the_prose_are_the_specifications():
-    assert 32 * 16 / 8 == 64
-    assert round(PCIE5_X16_GBPS) == 63
+def test_the_links_nominal_rate_is_worked_out_from_the_recorded_link_not_typed():
+    from glossary.figures.host import pcie_rate
+    from measure.results.model import HostLink
+    rate, how = pcie_rate(HostLink(kind="pcie", pcie_gen=5, pcie_width=16, pcie_gen_max=5, pcie_width_max=16))
+    assert round(rate, 2) == round(PCIE5_X16_GBPS, 2) and "32 GT/s × 16 lanes × 128/130" in how
+    assert pcie_rate(HostLink(kind="nvlink-c2c")) is None
     _, body = split("pinned-memory")
-    assert "64 GB/s per direction raw" in body and "63 GB/s after the 128b/130b encoding" in body
+    assert "{{ fig.link_rate() }}" in body and "64 GB/s" not in body
 
 
 # -- streams overlap ----------------------------------------------------------------------------

@@ -197,3 +197,25 @@ class HostExtras:
         row = dataclasses.replace(row, copies=tuple(var.copies or ()), copy_bytes=moved, streams=var.streams,
                                   overlap=var.overlap, graph=var.graph)
         return dataclasses.replace(row, link_floor_gbps=floor_of(self.link, row.link_direction))
+
+
+# PCIe per-lane signalling (GT/s) and line-code efficiency by generation, from the PCI-SIG base
+# specifications: what a link of that generation and width can carry per direction at most,
+# before packet headers.  Generation 6 uses PAM4 with FLIT mode (242 data bytes in 256).
+PCIE_LANE_GT = {1: (2.5, 8 / 10), 2: (5.0, 8 / 10), 3: (8.0, 128 / 130), 4: (16.0, 128 / 130),
+                5: (32.0, 128 / 130), 6: (64.0, 242 / 256)}
+
+
+def pcie_rate(link: HostLink | None) -> tuple[float, str] | None:
+    """The nominal per-direction rate of a recorded PCIe link in GB/s, and how it is worked out
+    ('32 GT/s x 16 lanes x 128/130 / 8'); None where the link is not PCIe or its generation is
+    unknown (pure).  The link as negotiated is used; its most where NVML read it idle and lower."""
+    if link is None or link.kind != "pcie":
+        return None
+    gen = link.pcie_gen_max or link.pcie_gen
+    width = link.pcie_width_max or link.pcie_width
+    if gen not in PCIE_LANE_GT or not width:
+        return None
+    gt, code = PCIE_LANE_GT[gen]
+    num, den = {8 / 10: (8, 10), 128 / 130: (128, 130), 242 / 256: (242, 256)}[code]
+    return gt * width * code / 8, f"{gt:g} GT/s × {width} lanes × {num}/{den} ÷ 8 bits"

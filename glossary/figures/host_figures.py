@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from glossary.figures import fmt
 from glossary.figures.figure import Figure, NoResult
-from glossary.figures.host import DIRECTION_WORDS, LINK_DIRECTIONS, floor_of, host_link_text
+from glossary.figures.host import DIRECTION_WORDS, LINK_DIRECTIONS, floor_of, host_link_text, pcie_rate
 
 _NO_COPIES = "no copies recorded for {!r}"
 _NO_OVERLAP = "no serial twin recorded for {!r} (its steps run on one stream)"
@@ -83,3 +83,21 @@ class HostFigures:
         if not text:
             raise NoResult(f"{device.gpu} has no recorded host link")
         return Figure(text, f"{device.gpu}, host link as NVML reported it, captured {device.captured_on}")
+
+    def link_rate(self) -> Figure:
+        """The nominal rate of the recorded PCIe link, per direction: the PCIe specification's, not a measurement."""
+        device = self._device()
+        rate = pcie_rate(device.environment.host_link)
+        if rate is None:
+            raise NoResult(f"{device.gpu} has no recorded PCIe link of a known generation")
+        value, how = rate
+        return Figure(fmt.rate(value, "GB/s"), f"nominal rate of {host_link_text(device.environment.host_link)} per "
+                                               f"direction ({how}), from the PCIe specification; not a measurement")
+
+    def of_link_rate(self, variant: str) -> Figure:
+        """The variant's link GB/s as a share of the link's nominal rate (fig.link_rate)."""
+        device, size, value = self._value(variant, "link_gbps", _NO_COPIES.format(variant))
+        rate = pcie_rate(device.environment.host_link)
+        if rate is None:
+            raise NoResult(f"{device.gpu} has no recorded PCIe link of a known generation")
+        return self._figure(fmt.percent(value / rate[0]), device, size)

@@ -293,8 +293,9 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
         copies, moved = copy_record(spec, calls[v.name])
         if copies:
             variants[v.name].update(copies=copies, copy_bytes=moved)
-        if programs[v.name].multi_stream:
-            variants[v.name]["streams"] = len(programs[v.name].streams)
+        used = {call.stream for call in calls[v.name]}
+        if len(used) > 1:  # the streams its steps run on (main counts only where a step runs there)
+            variants[v.name]["streams"] = len(used)
         if v.name + SERIAL in samples:
             serial = stats.pick(stats.summarize(samples[v.name + SERIAL]), timing.statistic)
             mine = stats.pick(variants[v.name]["stats"], timing.statistic)
