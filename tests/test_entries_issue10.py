@@ -221,8 +221,8 @@ def test_fraction_of_roof_and_launch_bound_claims(entries):
 
     launch = entries["launch-overhead"]
     sizes = launch.meta.measure.sizes
-    gpu = [{"many": 0.1 * (i + 1), "one": 0.01} for i in range(len(sizes))]
-    host = [{"many": 0.36, "one": 0.02} for _ in sizes]
+    gpu = [{"many": 0.1 * (i + 1), "one": 0.01, "graph": 0.05} for i in range(len(sizes))]
+    host = [{"many": 0.36, "one": 0.02, "graph": 0.06} for _ in sizes]
     result = synthetic(launch, gpu, host=host)
     (device,) = findings.collect(launch, {"nvidia-h200": parse(result)}).devices
     (summary,) = claims.summarize(claims.evaluate(launch.meta.measure, device))
@@ -234,8 +234,8 @@ def test_fraction_of_roof_and_launch_bound_claims(entries):
 def test_figures_for_the_new_shapes(entries):
     launch = entries["launch-overhead"]
     n_sizes = len(launch.meta.measure.sizes)
-    gpu = [{"many": 0.1 * 2**i, "one": 0.01} for i in range(n_sizes)]
-    host = [{"many": 0.3584, "one": 0.02} for _ in range(n_sizes)]
+    gpu = [{"many": 0.1 * 2**i, "one": 0.01, "graph": 0.05 * 2**i} for i in range(n_sizes)]
+    host = [{"many": 0.3584, "one": 0.02, "graph": 0.06} for _ in range(n_sizes)]
     _, measured = page(launch, synthetic(launch, gpu, host=host))
     devices = measured.devices
     text, problems = bind.render_body(
@@ -302,8 +302,8 @@ def test_roofline_page_shows_ceilings_ridge_and_plot(entries):
 def test_launch_page_shows_host_and_gpu_per_launch_and_plot(entries):
     entry = entries["launch-overhead"]
     n_sizes = len(entry.meta.measure.sizes)
-    gpu = [{"many": 0.1 * 2**i, "one": 0.01 * 2**i} for i in range(n_sizes)]
-    host = [{"many": max(0.36, 0.1 * 2**i * 1.05), "one": 0.02} for i in range(n_sizes)]
+    gpu = [{"many": 0.1 * 2**i, "one": 0.01 * 2**i, "graph": 0.05 * 2**i} for i in range(n_sizes)]
+    host = [{"many": max(0.36, 0.1 * 2**i * 1.05), "one": 0.02, "graph": 0.06 * 2**i} for i in range(n_sizes)]
     text, measured = page(entry, synthetic(entry, gpu, host=host))
     assert "| elements | version | launches | host per launch | GPU per launch | launch-bound |" in text
     # The host's cost per launch is the least host time per launch, 0.36 ms / 64 = 5.625 µs.
