@@ -149,6 +149,20 @@ class SizeHostMixin:
     link_floor: LinkFloor | None
 
     @property
+    def plot_floor(self) -> tuple[float | None, str]:
+        """The floor a plot of this size draws, and its name: the link floor where every variant's
+        bytes cross the host link (the link, not DRAM, is what they can hope for), of the one way
+        they go or the faster where both; else the copy floor."""
+        ways = [set(r.copy_directions) & {"h2d", "d2h"} for r in self.rows]
+        if self.link_floor is not None and ways and all(ways):
+            both = set().union(*ways)
+            link = self.link_floor
+            value = link.h2d_gbps if both == {"h2d"} else link.d2h_gbps if both == {"d2h"} else \
+                max(link.h2d_gbps, link.d2h_gbps)
+            return value, "link floor"
+        return self.copy_floor_gbps, "copy floor"
+
+    @property
     def copy_rows(self) -> tuple:
         return tuple(r for r in self.rows if r.has_copies)
 

@@ -245,7 +245,10 @@ class DeviceView:
 
     @property
     def host_link_text(self) -> str:
-        """The host link in words ('PCIe Gen5 x16', 'NVLink-C2C'), '' where not recorded."""
+        """The host link in words ('PCIe Gen5 x16', 'NVLink-C2C'), where the entry's copies cross it (a
+        size has a link floor); '' where not recorded or not what the figures are about."""
+        if not any(s.link_floor for s in self.sizes):
+            return ""
         return host_link_text(self.environment.host_link)
 
     @property

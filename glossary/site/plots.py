@@ -33,7 +33,7 @@ def display_name(row: VariantRow) -> str:
     return getattr(row, "short", None) or row.label
 
 
-def _figures(row: VariantRow, floor: float | None) -> str:
+def _figures(row: VariantRow, floor: float | None, floor_name: str = "copy floor") -> str:
     """A variant's time, its spread and its rate as the tables write them: '183.1 µs ±0.20% (26 runs),
     4,401 GB/s (103% of the copy floor)'.  The spread is in the title, not drawn: at a few tenths
     of a percent no error bar would be visible at a plot's scale."""
@@ -41,7 +41,7 @@ def _figures(row: VariantRow, floor: float | None) -> str:
         f" {row.spread}" if row.spread else "")
     text = f"{fmt.duration(row.ms)}{spread}, {fmt.rate(row.gbps)}"
     if floor:
-        text += f" ({fmt.percent(row.gbps / floor)} of the copy floor)"
+        text += f" ({fmt.percent(row.gbps / floor)} of the {floor_name})"
     return text
 
 
@@ -63,7 +63,8 @@ def alt_text(view: DeviceView) -> str:
     # a list a screen reader can take in: every name up to six, else the count and the ends
     names = (", ".join(display_name(r) for r in rows) if len(rows) <= 6 else
              f"{len(rows)} versions, from {display_name(rows[0])} to {display_name(rows[-1])},")
-    text = f"GB/s of {names} on {view.gpu} against the copy floor"
+    floor = view.headline.plot_floor[1] if view.headline else "copy floor"
+    text = f"GB/s of {names} on {view.gpu} against the {floor}"
     if _sweep(view):
         text += ", and GB/s" + (" and speedup" if any(s.ratios for s in view.sizes) else "")
         text += " across the size sweep"
@@ -154,14 +155,16 @@ def _x_is_bytes(view: DeviceView) -> bool:
 
 
 def _bars(size: SizeView) -> svgplot.Panel:
-    """GB/s per variant as horizontal bars, the copy floor as a dashed line with its value.
+    """GB/s per variant as horizontal bars, the copy floor (the link floor for copies across the host
+    link: ``plot_floor``) as a dashed line with its value.
 
     Names that would take more than a third of the panel go above their bars instead of
     beside them, so the bars keep the panel's width."""
     rows = list(size.rows)
+    floor_gbps, floor_name = size.plot_floor
     n = len(rows)
     ys = list(range(n))[::-1]
-    top = max([r.gbps for r in rows] + [size.copy_floor_gbps or 0.0])
+    top = max([r.gbps for r in rows] + [floor_gbps or 0.0])
     names = [display_name(r) for r in rows]
     above = max(svgplot.text_width(t) for t in names) > svgplot.PANEL_WIDTH / 3
     row_px = 2 * svgplot.FONT + 12 if above else svgplot.FONT + 9  # a bar (and its name) per row
@@ -176,7 +179,7 @@ def _bars(size: SizeView) -> svgplot.Panel:
     for i, (y, r, name) in enumerate(zip(ys, rows, names)):
         panel.bars.append(svgplot.Bar(y=y, value=r.gbps, color=PALETTE[i % len(PALETTE)],
                                       height=0.42 if above else 0.62,
-                                      title=f"{r.display}: {_figures(r, size.copy_floor_gbps)}"))
+                                      title=f"{r.display}: {_figures(r, floor_gbps, floor_name)}"))
         if above:
             panel.labels.append(svgplot.Label(x=0.0, y=y + 0.21, text=name, dx=1, dy=-4))
         # inside the bar's end where it fits, so the value never crosses the floor line
@@ -184,12 +187,12 @@ def _bars(size: SizeView) -> svgplot.Panel:
         panel.labels.append(svgplot.Label(
             x=r.gbps, y=y, text=fmt.significant(r.gbps), anchor="end" if inside else "start",
             color="white" if inside else svgplot.INK, dx=-4 if inside else 4, dy=svgplot.FONT * 0.35))
-    if size.copy_floor_gbps:
-        floor = fmt.rate(size.copy_floor_gbps)
-        panel.refs.append(svgplot.RefLine(size.copy_floor_gbps, at_x=True, color=FLOOR_COLOR, dash="--",
-                                          title=f"copy floor: {floor}"))
+    if floor_gbps:
+        floor = fmt.rate(floor_gbps)
+        panel.refs.append(svgplot.RefLine(floor_gbps, at_x=True, color=FLOOR_COLOR, dash="--",
+                                          title=f"{floor_name}: {floor}"))
         panel.labels.append(svgplot.Label(
-            x=size.copy_floor_gbps, y=edge, text=f"copy floor {floor}", anchor="end", color=FLOOR_COLOR,
+            x=floor_gbps, y=edge, text=f"{floor_name} {floor}", anchor="end", color=FLOOR_COLOR,
             dx=-4, dy=-5))
     return panel
 
@@ -202,13 +205,14 @@ def _sweep_panel(view: DeviceView) -> svgplot.Panel:
         name = display_name(first)
         found = [(x, s, r) for x, s in zip(xs, sizes) for r in s.rows if r.name == first.name]
         panel.series.append(_line([(x, r.gbps) for x, _, r in found], PALETTE[i % len(PALETTE)], name, marker="o",
-                                  titles=[f"{r.display} at {_at(view, s)}: {_figures(r, s.copy_floor_gbps)}"
+                                  titles=[f"{r.display} at {_at(view, s)}: {_figures(r, *s.plot_floor)}"
                                           for x, s, r in found]))
-    floor = [(x, s) for x, s in zip(xs, sizes) if s.copy_floor_gbps]
+    floor = [(x, s) for x, s in zip(xs, sizes) if s.plot_floor[0]]
     if floor:
-        panel.series.append(_line([(x, s.copy_floor_gbps) for x, s in floor], FLOOR_COLOR, "copy floor",
+        name = floor[-1][1].plot_floor[1]
+        panel.series.append(_line([(x, s.plot_floor[0]) for x, s in floor], FLOOR_COLOR, name,
                                   marker="s", dash="--", marker_size=3,
-                                  titles=[f"copy floor at {_at(view, s)}: {fmt.rate(s.copy_floor_gbps)}"
+                                  titles=[f"{s.plot_floor[1]} at {_at(view, s)}: {fmt.rate(s.plot_floor[0])}"
                                           for _, s in floor]))
     return panel
 
@@ -225,6 +229,7 @@ def _point_panel(size: SizeView, table) -> svgplot.Panel:
     """GB/s against a launch parameter (log2 where every value is a power of two), a line per base
     variant, the copy floor dashed.  Working-set and L2 marks belong to sizes, not to this axis."""
     name = table.names[0]
+    floor_gbps, floor_name = size.plot_floor
     values = [float(p[0][1]) for p in table.points]
     log = all(v > 0 and float(v).is_integer() and int(v) & (int(v) - 1) == 0 for v in values)
     # powers of two sit evenly on a log2 axis, each value its own tick; other values get the axis's own ticks
@@ -235,11 +240,11 @@ def _point_panel(size: SizeView, table) -> svgplot.Panel:
     for i, (base, short) in enumerate(table.bases):
         found = [(v, r) for v, p in zip(values, table.points) if (r := table.cell(p, base)) is not None]
         panel.series.append(_line([(v, r.gbps) for v, r in found], PALETTE[i % len(PALETTE)], short, marker="o",
-                                  titles=[f"{r.display}: {_figures(r, size.copy_floor_gbps)}" for _, r in found]))
-    if size.copy_floor_gbps:
-        floor = fmt.rate(size.copy_floor_gbps)
-        panel.refs.append(svgplot.RefLine(size.copy_floor_gbps, at_x=False, color=FLOOR_COLOR, dash="--",
-                                          label=f"copy floor {floor}", title=f"copy floor: {floor}"))
+                                  titles=[f"{r.display}: {_figures(r, floor_gbps, floor_name)}" for _, r in found]))
+    if floor_gbps:
+        floor = fmt.rate(floor_gbps)
+        panel.refs.append(svgplot.RefLine(floor_gbps, at_x=False, color=FLOOR_COLOR, dash="--",
+                                          label=f"{floor_name} {floor}", title=f"{floor_name}: {floor}"))
     return panel
 
 
