@@ -14,19 +14,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import logging
 import re
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, current_result, write_project
-from glossary.build import GlossaryBuild
+from page_fixture import fixture_entry, fixture_view, render, table_after, write_fixture
 from glossary.entries.model import parse_entry
 from glossary.figures import bind
 from glossary.figures.host import host_link_text
 from glossary.figures.views import device_views
-from glossary.settings import Settings
 from glossary.verdicts import claims
 from measure import results
 from measure.results.model import HostLink
@@ -181,19 +178,7 @@ def fixture_result(host_link: dict | None = None) -> dict:
 
 
 def _write(tmp: Path, slug: str, text: str, data: dict) -> Path:
-    project = write_project(tmp, {slug: text}, {f"{slug}/k.cu": KERNEL, f"{slug}/reference.py": REFERENCE})
-    data = current_result(project / "entries", slug, dict(data, entry=slug))
-    (project / "entries" / slug / "results").mkdir(parents=True, exist_ok=True)
-    (project / "entries" / slug / "results" / "fixture-gpu.json").write_text(json.dumps(data))
-    return project
-
-
-def _render(project: Path, slug: str) -> str:
-    extra = {"glossary": {"measure": "never", "templates": str(ROOT / "templates"), "trust": "names"}}
-    build = GlossaryBuild(settings=Settings.resolve(project / "entries", project, extra, serving=True, environ={}),
-                          log=logging.getLogger("test"))
-    build.load()
-    return build.render_page(f"{slug}.md")
+    return write_fixture(tmp, slug, text, {"k.cu": KERNEL, "reference.py": REFERENCE}, data)
 
 
 @pytest.fixture(scope="module")
@@ -203,32 +188,17 @@ def project(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def entry(project):
-    return parse_entry(project / "entries" / f"{SLUG}.md", project / "entries")
+    return fixture_entry(project, SLUG)
 
 
 @pytest.fixture(scope="module")
 def view(entry):
-    result = results.parse(current_result(entry.path.parent, SLUG, fixture_result()))
-    return device_views(entry, {"fixture-gpu": result})[0]
+    return fixture_view(entry, SLUG, fixture_result())
 
 
 @pytest.fixture(scope="module")
 def page(project) -> str:
-    return _render(project, SLUG)
-
-
-def _table_after(page: str, heading: str) -> list[list[str]]:
-    """The rows of the first Markdown table after the line that starts with ``heading``."""
-    lines = page.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.strip().startswith(heading))
-    rows = []
-    for line in lines[start + 1:]:
-        text = line.strip()
-        if text.startswith("|"):
-            rows.append([c.strip() for c in text.strip("|").split("|")])
-        elif rows:
-            break
-    return rows
+    return render(project, SLUG)
 
 
 def _gbps(nbytes: int, ms: float) -> float:
@@ -284,7 +254,7 @@ def test_the_measured_on_line_names_the_host_link(page):
 
 def test_an_nvlink_c2c_host_link(tmp_path):
     project = _write(tmp_path, SLUG, ENTRY, fixture_result({"kind": "nvlink-c2c"}))
-    text = _render(project, SLUG)
+    text = render(project, SLUG)
     assert "; host link NVLink-C2C." in text
     assert "over <span" in text and ">NVLink-C2C</span>" in text
 
@@ -295,7 +265,7 @@ def test_the_link_floor_sentence(page):
 
 
 def test_the_copies_table(page):
-    rows = _table_after(page, "Copies at 16,777,216 elements")
+    rows = table_after(page, "Copies at 16,777,216 elements")
     assert rows[0] == ["version", "direction", "bytes", "time", "link GB/s", "of link floor"]
     by_name = {r[0]: r[1:] for r in rows[2:]}
     assert list(by_name) == ["pinned host to device", "in, kernel, out", "in, then on the device", "device to device",
@@ -313,13 +283,13 @@ def test_the_copies_table(page):
 
 
 def test_the_streams_table(page):
-    rows = _table_after(page, "Streams at 16,777,216 elements")
+    rows = table_after(page, "Streams at 16,777,216 elements")
     assert rows[0] == ["version", "streams", "time", "serial time", "overlap"]
     assert rows[2:] == [["four chunks on two streams", "3", "1.600 ms", "2.500 ms", "36%"]]
 
 
 def test_the_graphs_table_and_the_plain_launches_beside_it(page):
-    rows = _table_after(page, "CUDA graphs at 16,777,216 elements")
+    rows = table_after(page, "CUDA graphs at 16,777,216 elements")
     assert rows[0] == ["version", "nodes", "instantiation", "host per replay", "kernels", "host per kernel node"]
     assert rows[2:] == [["four kernels from a graph", "6", "42.00 µs", "2.400 µs", "4", "600.0 ns"]]
     # the plain launch's cost: its least host time per launch across the sweep (the small size's)
@@ -445,7 +415,7 @@ def _strip_host(data: dict) -> dict:
 
 
 def test_results_without_the_host_fields_show_none_of_the_host_sections(tmp_path):
-    text = _render(_write(tmp_path, "plain-fixture", PLAIN, _strip_host(fixture_result())), "plain-fixture")
+    text = render(_write(tmp_path, "plain-fixture", PLAIN, _strip_host(fixture_result())), "plain-fixture")
     assert "| plain copy |" in text
     for marker in HOST_SECTIONS:
         assert marker not in text, marker
@@ -472,8 +442,8 @@ def test_copies_without_a_link_floor_leave_out_its_column(tmp_path):
     data = fixture_result()
     for size in data["sizes"]:
         size["link_floor"] = None
-    text = _render(_write(tmp_path, SLUG, ENTRY, data), SLUG)
-    rows = _table_after(text, "Copies at 16,777,216 elements")
+    text = render(_write(tmp_path, SLUG, ENTRY, data), SLUG)
+    rows = table_after(text, "Copies at 16,777,216 elements")
     assert rows[0] == ["version", "direction", "bytes", "time", "link GB/s"]
     assert "Link floor, measured" not in text and "set against the link floor" not in text
     assert "[no result: no link floor recorded (the entry has no host buffers)]" in text

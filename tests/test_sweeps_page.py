@@ -11,23 +11,16 @@ They load through ``measure.results``' model like any recorded result.
 
 from __future__ import annotations
 
-import json
-import logging
 import re
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, current_result, write_project
-from glossary.build import GlossaryBuild
-from glossary.entries.model import parse_entry
+from page_fixture import fixture_entry, fixture_view, render, table_after, write_fixture
 from glossary.figures import bind
 from glossary.figures.views import device_views
-from glossary.settings import Settings
 from glossary.site import plots
 from glossary.verdicts import claims
-from measure import results
 
 SLUG = "sweep-fixture"
 BLOCKS = (128, 256, 512)
@@ -171,46 +164,23 @@ def fixture_result() -> dict:
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Path:
-    tmp = tmp_path_factory.mktemp("sweeps")
-    project = write_project(tmp, {SLUG: ENTRY}, {f"{SLUG}/k.cu": KERNEL, f"{SLUG}/reference.py": REFERENCE})
-    data = current_result(project / "entries", SLUG, fixture_result())
-    (project / "entries" / SLUG / "results").mkdir(parents=True, exist_ok=True)
-    (project / "entries" / SLUG / "results" / "fixture-gpu.json").write_text(json.dumps(data))
-    return project
+    return write_fixture(tmp_path_factory.mktemp("sweeps"), SLUG, ENTRY, {"k.cu": KERNEL, "reference.py": REFERENCE},
+                         fixture_result())
 
 
 @pytest.fixture(scope="module")
 def entry(project):
-    return parse_entry(project / "entries" / f"{SLUG}.md", project / "entries")
+    return fixture_entry(project, SLUG)
 
 
 @pytest.fixture(scope="module")
 def view(entry):
-    result = results.parse(current_result(entry.path.parent, SLUG, fixture_result()))
-    return device_views(entry, {"fixture-gpu": result})[0]
+    return fixture_view(entry, SLUG, fixture_result())
 
 
 @pytest.fixture(scope="module")
 def page(project) -> str:
-    extra = {"glossary": {"measure": "never", "templates": str(ROOT / "templates"), "trust": "names"}}
-    options = Settings.resolve(project / "entries", project, extra, serving=True, environ={})
-    build = GlossaryBuild(settings=options, log=logging.getLogger("test"))
-    build.load()
-    return build.render_page(f"{SLUG}.md")
-
-
-def _table_after(page: str, heading: str) -> list[list[str]]:
-    """The rows of the first Markdown table after the line that starts with ``heading``."""
-    lines = page.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.strip().startswith(heading))
-    rows = []
-    for line in lines[start + 1:]:
-        text = line.strip()
-        if text.startswith("|"):
-            rows.append([c.strip() for c in text.strip("|").split("|")])
-        elif rows:
-            break
-    return rows
+    return render(project, SLUG)
 
 
 # -- views -----------------------------------------------------------------------------------
@@ -254,7 +224,7 @@ def test_the_sweep_table_has_a_row_per_value_and_a_column_per_base(view):
 
 
 def test_the_page_shows_the_sweep_table_at_the_headline_size(page):
-    rows = _table_after(page, "Sweep of copy and vec4 over block at 67,108,864 elements")
+    rows = table_after(page, "Sweep of copy and vec4 over block at 67,108,864 elements")
     assert rows[0] == ["block", "copy time", "copy GB/s", "vec4 time", "vec4 GB/s"]
     assert [r[0] for r in rows[2:]] == ["128", "256", "512"]
     assert rows[3][1].startswith("190.0 µs ±")  # time with its confidence interval
@@ -263,7 +233,7 @@ def test_the_page_shows_the_sweep_table_at_the_headline_size(page):
 
 def test_the_page_shows_kernel_attributes_with_occupancy_and_its_source(page):
     assert "resident blocks per SM from the driver (cuOccupancyMaxActiveBlocksPerMultiprocessor)" in page
-    rows = _table_after(page, "Kernel attributes at 67,108,864 elements")
+    rows = table_after(page, "Kernel attributes at 67,108,864 elements")
     # every row's answer is the driver's, as the caption says: no column repeats it
     assert rows[0] == ["version", "registers/thread", "shared/block", "local/thread",
                        "occupancy", "resident warps/SM", "limited by"]
@@ -276,7 +246,7 @@ def test_the_page_shows_kernel_attributes_with_occupancy_and_its_source(page):
 def test_the_page_shows_declared_metrics_with_their_predictions_and_pass(page):
     assert "`l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum`, per request" in page
     assert "(marked † where only the pass with the caches as timed has the metric)" in page
-    rows = _table_after(page, "Counted by Nsight Compute at 67,108,864 elements")
+    rows = table_after(page, "Counted by Nsight Compute at 67,108,864 elements")
     assert rows[0] == ["version", "sectors per load request", "predicted"]
     by_name = {r[0]: r[1:] for r in rows[2:]}
     assert by_name["copy, block 128"] == ["4.000", "4.000"]
@@ -439,20 +409,12 @@ def test_results_without_sweeps_attributes_or_metrics_show_none_of_the_new_secti
         v.get("counters", {}).get("flushed", {}).pop("metrics", None)
         v.get("counters", {}).get("unflushed", {}).pop("metrics", None)
         size["variants"] = {"copy": v}
-    project = write_project(tmp_path, {"plain-fixture": PLAIN},
-                            {"plain-fixture/k.cu": KERNEL, "plain-fixture/reference.py": REFERENCE})
-    data = current_result(project / "entries", "plain-fixture", dict(data, entry="plain-fixture"))
-    (project / "entries" / "plain-fixture" / "results").mkdir()
-    (project / "entries" / "plain-fixture" / "results" / "fixture-gpu.json").write_text(json.dumps(data))
-    extra = {"glossary": {"measure": "never", "templates": str(ROOT / "templates"), "trust": "names"}}
-    build = GlossaryBuild(settings=Settings.resolve(project / "entries", project, extra, serving=True, environ={}),
-                          log=logging.getLogger("test"))
-    build.load()
-    text = build.render_page("plain-fixture.md")
+    project = write_fixture(tmp_path, "plain-fixture", PLAIN, {"k.cu": KERNEL, "reference.py": REFERENCE}, data)
+    text = render(project, "plain-fixture")
     assert "| plain copy |" in text
     for marker in NEW_SECTIONS:
         assert marker not in text, marker
-    view = device_views(build.models["plain-fixture"].entry, {"fixture-gpu": results.parse(data)})[0]
+    view = fixture_view(fixture_entry(project, "plain-fixture"), "plain-fixture", data)
     assert "GB/s across block" not in plots.device_svg(view).decode()
 
 
