@@ -175,7 +175,8 @@ class GlossaryBuild:
         """Markdown for a page this build owns (an entry or the index), else None."""
         env = self.env
         if src_uri == "index.md":
-            return render.render_index(env, [m for s, m in self.models.items() if self.shown(s)])
+            return render.render_index(env, [m for s, m in self.models.items() if self.shown(s)],
+                                       site_name=self.settings.site_name, preview=self.settings.preview)
         slug = src_uri[:-3] if src_uri.endswith(".md") and "/" not in src_uri else None
         if slug in self.models and self.shown(slug):
             model = self.models[slug]

@@ -20,6 +20,7 @@ from glossary.figures import views
 from glossary.site import sitefiles
 from glossary.settings import GlossaryError, Settings
 from glossary.verdicts.review import Review
+from glossary.entries.lead import lead_warning
 from glossary.entries.model import Entry, EntryError, parse_entry, related_problems
 from measure import store
 from measure.results import Result
@@ -152,6 +153,7 @@ def inspect(entries_dir: Path, only: list[str] | None = None, lint: bool = True,
         if report.entry is None or (only is not None and slug not in only):
             continue
         _check_links(report, set(reports), entries_dir)
+        _check_lead(report)
         _check_results_and_review(report, policy, catalog)
         if unbound is not None:
             _check_figures(report, unbound)
@@ -175,6 +177,28 @@ def _check_links(report: EntryReport, known: set[str], entries_dir: Path) -> Non
         if match.group(1) not in known:
             report.problems.append(Problem("links", "warning", f"{entry.path}: the body links to "
                                                                f"{match.group(1)}.md, which is not an entry"))
+
+
+def _check_lead(report: EntryReport) -> None:
+    """A warning where the body's first sentence repeats the summary (the page leaves it out)."""
+    entry = report.entry
+    why = lead_warning(entry.path, entry.meta.summary, entry.body)
+    if why:
+        report.problems.append(Problem("content", "warning", why, _line_of_body(entry)))
+
+
+def _line_of_body(entry: Entry) -> int | None:
+    """The file's line where the body starts (after the front-matter), where it can be found."""
+    try:
+        text = entry.path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    head = re.match(r"\ufeff?---\r?\n.*?\r?\n---[ \t]*\r?\n", text, re.S)
+    if head is None:
+        return None
+    rest = text[head.end():]
+    blank = len(rest) - len(rest.lstrip("\r\n"))
+    return head.group(0).count("\n") + rest[:blank].count("\n") + 1
 
 
 def _check_results_and_review(report: EntryReport, policy: trust.Trust, catalog: dict) -> None:

@@ -59,6 +59,8 @@ class Option:
     default: Any
 
 
+DEFAULT_SITE_NAME = "Glossary"  # where no mkdocs.yml names the site
+
 # field name -> how it is set; the order is the order errors are reported in.
 OPTIONS: dict[str, Option] = {
     "measure": Option("measure", "GLOSSARY_MEASURE", _choice(MEASURE_MODES), "auto"),
@@ -90,12 +92,14 @@ class Settings:
     trust_root: Path | None = None      # the folder the trust files are relative to (mkdocs.yml's)
     trusted_nodes: str = trust_mod.NODES_FILE
     trusted_people: str = trust_mod.PEOPLE_FILE
+    site_name: str = DEFAULT_SITE_NAME  # mkdocs.yml's site_name: the home page's heading
 
     @classmethod
     def resolve(cls, entries_dir: Path, config_dir: Path, extra: dict, serving: bool,
-                environ: dict | None = None) -> "Settings":
+                environ: dict | None = None, site_name: str | None = None) -> "Settings":
         """The settings of a build: ``extra`` is mkdocs.yml's ``extra``; each variable of
-        ``environ`` (default: the process environment) overrides its key."""
+        ``environ`` (default: the process environment) overrides its key; ``site_name`` is
+        mkdocs.yml's."""
         environ = os.environ if environ is None else environ
         given = extra.get("glossary") or {}
         if not isinstance(given, dict):
@@ -116,14 +120,15 @@ class Settings:
         for name in _PATHS:
             values[name] = config_dir / values[name]
         preview = serving or environ.get(PREVIEW_ENV, "").strip().lower() in ("1", "true", "yes")
-        return cls(entries_dir=entries_dir, preview=preview, trust_root=config_dir, **values)
+        name = " ".join(str(site_name or "").split()) or DEFAULT_SITE_NAME
+        return cls(entries_dir=entries_dir, preview=preview, trust_root=config_dir, site_name=name, **values)
 
     @classmethod
     def for_project(cls, entries_dir: Path, environ: dict | None = None) -> "Settings":
         """The settings of the project whose entries are ``entries_dir`` (its mkdocs.yml is beside it)."""
         config_dir = entries_dir.resolve().parent
         return cls.resolve(entries_dir, config_dir, read_extra(config_dir / "mkdocs.yml"), serving=False,
-                           environ=environ)
+                           environ=environ, site_name=read_site_name(config_dir / "mkdocs.yml"))
 
     def replace(self, **changes: Any) -> "Settings":
         return dataclasses.replace(self, **changes)
@@ -159,6 +164,16 @@ class _AnyTagLoader(yaml.SafeLoader):
 
 
 _AnyTagLoader.add_multi_constructor("", lambda loader, suffix, node: None)
+
+
+def read_site_name(config_file: Path) -> str | None:
+    """``site_name`` of a mkdocs.yml, for the command line (None where there is none)."""
+    try:
+        data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_AnyTagLoader)
+    except (OSError, yaml.YAMLError):
+        return None
+    name = data.get("site_name") if isinstance(data, dict) else None
+    return name if isinstance(name, str) else None
 
 
 def read_extra(config_file: Path) -> dict:

@@ -34,7 +34,8 @@ class _Adapter:
         try:
             settings = Settings.resolve(entries_dir=Path(config.docs_dir),
                                         config_dir=Path(config.config_file_path).parent,
-                                        extra=dict(config.extra), serving=self.serving)
+                                        extra=dict(config.extra), serving=self.serving,
+                                        site_name=config.site_name)
             self.build = GlossaryBuild(settings=settings, log=log)
             self.build.load(measurer=self.build.measurer())
         except GlossaryError as err:

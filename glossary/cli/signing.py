@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import fnmatch
 import os
 import re
 from pathlib import Path
@@ -11,16 +12,20 @@ import click
 from rich.markup import escape
 
 from glossary import checks
-from glossary.cli.common import Problems, cli, console, entries_dir_of, one_entry
+from glossary.cli.common import Problems, cli, console, entries_dir_of, usage
+from glossary.entries.errors import EntryError
+from glossary.entries.model import parse_entry, related_problems
 from glossary.settings import GlossaryError, Settings
 from glossary.verdicts import review, signoff, trust
-from glossary.verdicts.gate import is_real_name
+from glossary.verdicts.gate import is_real_name, name_problem
 from measure import attest, store
 
 
 @cli.command()
-@click.argument("entry")
+@click.argument("entries", nargs=-1, metavar="[ENTRY]...")
 @click.option("--as", "name", required=True, metavar="NAME", help="The reviewer's real name.")
+@click.option("--all-pending", is_flag=True,
+              help="Also sign every entry with a named author (not NAME) whose review is not current.")
 @click.option("--key", "key_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="The reviewer's Ed25519 private key (OpenSSH format; default: $GLOSSARY_SIGNING_KEY, "
                    "else ~/.ssh/id_ed25519). Its public half must be listed under NAME in "
@@ -30,41 +35,132 @@ from measure import attest, store
 @click.option("--date", "date", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
               help="The review date, YYYY-MM-DD (default: today).")
 @click.pass_context
-def sign(ctx: click.Context, entry: str, name: str, key_file: Path | None, passphrase_env: str | None,
-         date: dt.datetime | None) -> None:
-    """Sign ENTRY's review as NAME with NAME's key, bound to its text, kernels and recorded results.
+def sign(ctx: click.Context, entries: tuple[str, ...], name: str, all_pending: bool, key_file: Path | None,
+         passphrase_env: str | None, date: dt.datetime | None) -> None:
+    """Sign each ENTRY's review as NAME with NAME's key, bound to its text, kernels and recorded results.
 
-    Writes reviewer, reviewed_on and review_fingerprint into the front-matter,
-    changing nothing else, and the signed review beside the entry
-    (entries/<slug>/review.dsse.json). Refuses the author's name and key,
-    placeholders, and a key the repository does not list under NAME. Under
-    `trust: names` no key is needed and the review is recorded by name only.
+    ENTRY is a slug, an entry file, a file in its folder, or a quoted glob of slugs or
+    files ('copy-*', 'entries/t*.md'); --all-pending adds every entry whose review is not
+    current. The key is loaded once; each entry is signed on its own, and one that cannot
+    be signed is named and left as it was while the others go ahead (exit status 1 at the
+    end). For each entry: writes reviewer, reviewed_on and review_fingerprint into the
+    front-matter, changing nothing else, and the signed review beside the entry
+    (entries/<slug>/review.dsse.json). Refuses the author's name and key, placeholders, and
+    a key the repository does not list under NAME. Under `trust: names` no key is needed and
+    the review is recorded by name only.
     """
     entries_dir = entries_dir_of(ctx)
-    target = one_entry(ctx, entry)
-    slug = target.slug
-    problem = review.signer_problem(target, name)
-    if problem:
-        raise Problems(f"not signed: {problem}")
+    if not entries and not all_pending:
+        raise click.UsageError("name the entries to sign (slugs, files or a quoted glob), or pass --all-pending",
+                               ctx=ctx)
+    try:
+        slugs = _selected(entries_dir, entries)
+    except checks.CheckError as err:
+        raise usage(ctx, err) from None
+    if not is_real_name(name):  # the same refusal for every entry: say it once
+        raise Problems(f"not signed: {name!r}: the name {name_problem(name) or 'is not a name'}; sign with the reviewer's "
+                       f"real name, e.g. --as \"Firstname Lastname\"")
     try:
         settings = Settings.for_project(entries_dir)
         policy, catalog = settings.load_trust(), settings.load_catalog()
     except GlossaryError as err:
         raise Problems(f"not signed: {err}") from None
-    signer = _reviewer_key(key_file, passphrase_env) if policy.signed else None
-    try:
-        done = signoff.sign(target, name, date.date() if date else dt.date.today(), signer, policy, catalog)
-    except signoff.SignOffError as err:
-        raise Problems(f"not signed: {err}") from None
     out = console()
-    how = f"with key {done.keyid}" if done.keyid else "by name only (trust: names)"
-    out.print(f"Signed {escape(slug)} as {escape(' '.join(name.split()))} on {done.day.isoformat()} {how}: "
-              f"review fingerprint {done.review.short}.")
-    stale = [d.gpu for d in checks.inspect(entries_dir, [slug], lint=False, policy=policy)[0][0].devices
-             if d.stale]
-    if stale:
-        out.print(f"[yellow]warning[/]: the results for {escape(', '.join(stale))} are stale; re-measuring them "
-                  f"will make this review stale too.")
+    left_out: list[str] = []
+    if all_pending:
+        pending, left_out = _pending(entries_dir, name, policy)
+        slugs += [s for s in pending if s not in slugs]
+    if not slugs:
+        out.print("Nothing to sign: no entry's review is pending" +
+                  (f" ({len(left_out)} left out: {escape(', '.join(left_out))})" if left_out else "") + ".")
+        return
+    signer = _reviewer_key(key_file, passphrase_env) if policy.signed else None  # loaded once, for every entry
+    day = date.date() if date else dt.date.today()
+    known = [p.stem for p in checks.entry_paths(entries_dir)]
+    signed: list[str] = []
+    failed: list[tuple[str, str]] = []
+    for slug in slugs:
+        try:
+            done = _sign_one(entries_dir, slug, known, name, day, signer, policy, catalog)
+        except signoff.SignOffError as err:
+            failed.append((slug, str(err)))
+            click.echo(f"Error: not signed: {slug}: {err}", err=True)
+            continue
+        signed.append(slug)
+        how = f"with key {done.keyid}" if done.keyid else "by name only (trust: names)"
+        out.print(f"Signed {escape(slug)} as {escape(' '.join(name.split()))} on {done.day.isoformat()} {how}: "
+                  f"review fingerprint {done.review.short}.")
+    if signed:
+        reports = checks.inspect(entries_dir, signed, lint=False, policy=policy)[0]
+        for report in reports:
+            stale = [d.gpu for d in report.devices if d.stale]
+            if stale:
+                out.print(f"[yellow]warning[/]: {escape(report.slug)}: the results for {escape(', '.join(stale))} "
+                          f"are stale; re-measuring them will make this review stale too.")
+    if len(slugs) > 1 or failed or left_out:
+        line = f"Signed {len(signed)} of {len(slugs)} entries"
+        if failed:
+            line += f"; not signed: {', '.join(slug for slug, _ in failed)}"
+        if left_out:
+            line += f"; left out (no named author, or authored by {' '.join(name.split())}): {', '.join(left_out)}"
+        out.print(escape(line) + ".")
+    if failed:
+        raise Problems(f"{len(failed)} of {len(slugs)} entries not signed: "
+                       f"{', '.join(slug for slug, _ in failed)} (each reason above)")
+
+
+_GLOB = re.compile(r"[*?\[]")
+
+
+def _selected(entries_dir: Path, names: tuple[str, ...]) -> list[str]:
+    """Slugs for ENTRY arguments, in order, each once; a glob matches slugs or entry files.
+    CheckError for a name, or a glob, that finds no entry: nothing is signed then."""
+    out: list[str] = []
+    for name in names:
+        if _GLOB.search(name):
+            paths = checks.entry_paths(entries_dir)
+            found = [p.stem for p in paths
+                     if fnmatch.fnmatchcase(p.stem, name) or fnmatch.fnmatchcase(p.name, name)
+                     or fnmatch.fnmatchcase(str(p), name) or fnmatch.fnmatchcase(str(p.resolve()), name)]
+            if not found:
+                raise checks.CheckError(f"no entry matches {name!r} in {entries_dir}")
+        else:
+            found = checks.resolve_slugs(entries_dir, [name])
+        out += [slug for slug in found if slug not in out]
+    return out
+
+
+def _pending(entries_dir: Path, name: str, policy: trust.Trust) -> tuple[list[str], list[str]]:
+    """(entries whose review is not current and NAME may sign, entries left out: no named author
+    yet, or authored by NAME). A malformed entry counts as pending, so its error is shown."""
+    pending, left_out = [], []
+    for report in checks.inspect(entries_dir, lint=False, policy=policy)[0]:
+        entry = report.entry
+        if entry is None:
+            pending.append(report.slug)
+            continue
+        current = (report.review is not None and report.review.status == "current"
+                   and not any(p.check == "review" and p.refusal for p in report.problems))
+        if current:
+            continue
+        if review.signer_problem(entry, name) is not None:
+            left_out.append(report.slug)
+        else:
+            pending.append(report.slug)
+    return pending, left_out
+
+
+def _sign_one(entries_dir: Path, slug: str, known: list[str], name: str, day: dt.date,
+              signer: attest.Signer | None, policy: trust.Trust, catalog: dict) -> signoff.SignedReview:
+    """Sign one entry; SignOffError (its files unchanged) naming why it cannot be."""
+    try:
+        target = parse_entry(entries_dir / f"{slug}.md", entries_dir)
+    except EntryError as err:
+        raise signoff.SignOffError(f"{err} (fix the entry first; `glossary check` lists every problem)") from None
+    broken = related_problems(target, known, entries_dir)
+    if broken:
+        raise signoff.SignOffError("; ".join(str(err) for err in broken))
+    return signoff.sign(target, name, day, signer, policy, catalog)
 
 
 def _reviewer_key(key_file: Path | None, passphrase_env: str | None) -> attest.Signer:

@@ -21,6 +21,7 @@ from glossary.verdicts import claims
 from glossary.verdicts.assess import Assessment
 from glossary.verdicts.gate import Verdict, is_real_name
 from glossary.verdicts.review import short_fingerprint
+from glossary.entries.lead import without_repeated_lead
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,8 @@ def entry_context(model: PageModel, catalog: dict[int, lessons.CatalogLesson],
         "page": {
             "title": meta.title,
             "summary": meta.summary.strip(),
-            "body": (entry.body if model.body is None else model.body).strip() + "\n",
+            # the lead shows the summary: a first sentence that repeats it is left out (glossary.entries.lead)
+            "body": without_repeated_lead(meta.summary, entry.body if model.body is None else model.body).strip() + "\n",
             "draft": not model.verdict.publishable,
             "missing": list(model.verdict.missing),
             "has_spec": meta.measure is not None,

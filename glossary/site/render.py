@@ -270,8 +270,10 @@ def unlink(markdown: str, hidden: set[str]) -> str:
     return _LINK.sub(lambda m: m.group(1) if m.group(2) in hidden else m.group(0), markdown)
 
 
-def render_index(env: SandboxedEnvironment, models: list[PageModel]) -> str:
-    """The glossary home: an A-Z list of the entries given."""
+def render_index(env: SandboxedEnvironment, models: list[PageModel], site_name: str = "Glossary",
+                 preview: bool = False) -> str:
+    """The glossary home: an A-Z list of the entries given, under the site's name (mkdocs.yml's
+    ``site_name``); a preview's home never says its drafts are signed or published."""
     rows = []
     for m in sorted(models, key=lambda m: m.entry.title.casefold()):
         title = m.entry.title
@@ -282,7 +284,8 @@ def render_index(env: SandboxedEnvironment, models: list[PageModel]) -> str:
             "draft": not m.verdict.publishable,
             "tags": [{"name": t, "path": tags.tag_path(t)} for t in m.entry.meta.tags],
         })
-    return _tidy(env.get_template("index.md.j2").render(entries=rows, tags=tags.index_rows(models)))
+    return _tidy(env.get_template("index.md.j2").render(entries=rows, tags=tags.index_rows(models),
+                                                        site_name=site_name, preview=preview))
 
 
 def _tidy(text: str) -> str:

@@ -55,7 +55,10 @@ def pages(env: SandboxedEnvironment, models: list[PageModel]) -> dict[str, str]:
     if not groups:
         return {}
     # A preview shows drafts too: the pages then say so, and mark each draft, instead of "published".
-    drafts = any(not m.verdict.publishable for m in models)
+    # A preview page never says "published": a preview is never deployed, and what it shows is
+    # not the published site, so each of its tag pages uses the preview wording.
+    preview = any(m.preview for m in models)
+    drafts = preview or any(not m.verdict.publishable for m in models)
     template = env.get_template("tags.md.j2")
     out = {f"{TAGS_DIR}/index.md": template.render(tag=None, tags=index_rows(models), entries=[], drafts=drafts)}
     for tag, members in groups.items():
@@ -63,5 +66,5 @@ def pages(env: SandboxedEnvironment, models: list[PageModel]) -> dict[str, str]:
                     "summary": " ".join(m.entry.meta.summary.split()),
                     "draft": not m.verdict.publishable} for m in members]
         out[tag_path(tag)] = template.render(tag=tag, tags=[], entries=entries,
-                                             drafts=any(e["draft"] for e in entries))
+                                             drafts=preview or any(e["draft"] for e in entries))
     return out
