@@ -38,6 +38,7 @@ class GlossaryBuild:
     lesson_catalog: dict[int, lessons.CatalogLesson] = field(default_factory=dict)
     lessons_by_day: dict[int, list[dict]] = field(default_factory=dict)  # day -> shown entries that list it
     terms: list[tooltips.Term] = field(default_factory=list)
+    matcher: tooltips.Matcher | None = None  # built once from ``terms``: every page is scanned with it
     hidden: frozenset[str] = frozenset()  # slugs this build's site leaves out
     policy: trust_mod.Trust | None = None
     _env: SandboxedEnvironment | None = field(default=None, init=False, repr=False)
@@ -101,6 +102,7 @@ class GlossaryBuild:
             related = tuple(self.entries[s] for s in entry.meta.related if self.shown(s))
             self.models[slug] = page.PageModel.of(self.assessments[slug], related, self.settings.preview)
         self.terms = tooltips.terms([m.entry for m in self.shown_models()])
+        self.matcher = tooltips.Matcher(self.terms)
         self.lessons_by_day = lessons.entries_by_day([m.entry for m in self.shown_models()])
         self.hidden = frozenset(s for s in self.entries if not self.shown(s))
         self._report()
@@ -182,7 +184,7 @@ class GlossaryBuild:
             model = self.models[slug]
             markdown = render.render_entry(env, model, hidden=self.hidden, catalog=self.lesson_catalog,
                                            by_day=self.lessons_by_day)
-            return tooltips.append(markdown, self.terms, slug)
+            return tooltips.append(markdown, self.matcher or self.terms, slug)
         return None
 
     # -- after the build -------------------------------------------------------

@@ -16,7 +16,7 @@ from mkdocs.structure.files import File, Files
 
 from glossary.build import GlossaryBuild
 from glossary.settings import GlossaryError, Settings
-from glossary.site import plots, render, sitemap
+from glossary.site import plots, render, sitemap, tooltips
 
 log = get_plugin_logger("glossary")
 
@@ -40,6 +40,9 @@ class _Adapter:
             self.build.load(measurer=self.build.measurer())
         except GlossaryError as err:
             raise PluginError(str(err)) from None
+        # Headings and the Related terms list get no tooltip (glossary.site.tooltips.ScopeExtension).
+        if not any(isinstance(e, tooltips.ScopeExtension) for e in config.markdown_extensions):
+            config.markdown_extensions.append(tooltips.ScopeExtension())
         return config
 
     def on_files(self, files: Files, config) -> Files:

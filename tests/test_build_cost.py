@@ -56,17 +56,26 @@ def test_repository_keeps_entries_out_of_the_sidebar_nav():
     assert config["nav"] == [{"Glossary": "index.md"}]
 
 
-def test_tooltip_prefilter_finds_what_the_plain_search_finds(tmp_path):
-    spellings = ["C++ streams", "kernel-fusion", "L2 cache", "warp_shuffle", "Über cache", "CUDA", "CUDA graph"]
+def test_tooltip_word_pass_finds_what_one_combined_regex_finds(tmp_path):
+    # The matcher's one pass over the words (a dictionary lookup per word) against the plain way: one
+    # combined regex of every form, longest first, acronyms case-sensitive, the rest in any case.
+    spellings = ["C++ streams", "kernel-fusion", "L2 cache", "warp_shuffle", "Über cache", "CUDA", "CUDA graph",
+                 "SM", "Latency"]
     for i, spelling in enumerate(spellings):
         (tmp_path / f"t-{i}.md").write_text(f"---\ntitle: {json.dumps(spelling)}\nsummary: Term {i}.\n---\nBody.\n")
     terms = tooltips.terms(list(load_entries(tmp_path).values()))
+    forms = sorted(((f, t) for t in terms for f in t.forms), key=lambda ft: -len(ft[0]))
+    combined = re.compile(r"(?<![\w-])(?:" + "|".join(
+        (f"(?-i:{re.escape(f)})" if t.exact else re.escape(f)) for f, t in forms) + r")(?![\w-])", re.IGNORECASE)
     texts = ["Use C++ streams and a kernel-fusion pass; the L2 cache and warp_shuffle help.",
              "C++ stream, kernel-fusions, L2-cache, warp_shuffles, xCUDA, CUDA-graph, Über caches.",
-             "A CUDA graph over the über cache.", ""]
+             "A CUDA graph over the über cache, CUDA graphs, cuda; SMs, sms, SM's, sm_90, latencies.", ""]
     for text in texts:
-        plain = [f"*[{t.spelling}]: {t.definition}" for t in terms
-                 if re.search(rf"(?<![\w-]){re.escape(t.spelling)}(?![\w-])", text)]
+        found: dict[str, str] = {}
+        for m in combined.finditer(text):
+            term = next(t for f, t in forms if (m.group() == f if t.exact else m.group().lower() == f))
+            found.setdefault(m.group(), term.definition)
+        plain = [f"*[{s}]: {d}" for s, d in sorted(found.items(), key=lambda sd: (-len(sd[0]), sd[0]))]
         assert tooltips.definitions(text, terms, own_slug=None) == plain
 
 

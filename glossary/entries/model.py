@@ -39,6 +39,7 @@ RESERVED_SLUGS = ("404", "assets", "glossary", "index", "search", "sitemap", "ta
 MAX_TAGS = 12
 MAX_RELATED = 30
 MAX_ABBREVIATIONS = 20
+MAX_ALIASES = 20
 MAX_LESSONS = 50
 MAX_SOURCES = 50
 # A tag is a short topic name: words of letters and digits joined by single spaces, hyphens or
@@ -96,6 +97,11 @@ class FrontMatter:
                                    "entries", default_factory=tuple, max_items=MAX_ABBREVIATIONS,
                                    unique_items=True, max_length=MAX_ABBREVIATION_CHARS,
                                    max_items_why="keep the spellings readers use")
+    aliases: list[str] = doc("other names of the term that prose uses (e.g. \"smem\" for shared memory), each "
+                             "once: like the title they match in any case and in the plural, and get the "
+                             "term's tooltip in other entries", default_factory=tuple, max_items=MAX_ALIASES,
+                             unique_items=True, max_length=MAX_ABBREVIATION_CHARS,
+                             max_items_why="keep the names readers use")
     lessons: list[Lesson] = doc("'Where you meet this' items", default_factory=tuple, max_items=MAX_LESSONS)
     sources: list[Source] = doc("sources with the date they were checked", default_factory=tuple,
                                 max_items=MAX_SOURCES)

@@ -57,6 +57,7 @@ def _entry(model: PageModel, directory_urls: bool) -> dict:
         "status": "published" if model.verdict.publishable else "draft",
         "tags": list(meta.tags),
         "abbreviations": list(meta.abbreviations),
+        "aliases": list(meta.aliases),
         "related": [r.slug for r in model.related],
         "author": meta.author if model.verdict.publishable else None,
         "reviewer": meta.reviewer if model.verdict.publishable else None,

@@ -94,8 +94,7 @@ def entry_context(model: PageModel, catalog: dict[int, lessons.CatalogLesson],
             "claims": by_device,
             "verdict_lines": {d.key: verdict_line(d, by_device.get(d.key, []), floor_claims, link_claims) for d in model.devices},
             "results": {d.key: f"{entry.slug}/results/{d.key}.json" for d in model.devices},
-            "related": [{"slug": r.slug, "title": r.title, "summary": r.meta.summary.strip()}
-                        for r in model.related],
+            **related_items(model.related),
             "lessons": lessons.resolve(list(meta.lessons), catalog, by_day, entry.slug),
             "sources": list(meta.sources),
             "byline": {
@@ -184,3 +183,16 @@ def kernel_sources(model: PageModel) -> list[dict]:
             "lang": "cuda" if name.endswith((".cu", ".cuh")) else "cpp",
         })
     return out
+
+
+# The Related terms list: the author's order (``related:`` lists the closest first), the first
+# MAX_RELATED_SHOWN with their summaries, the rest named plainly in one closing line ("And 3 more:
+# ...") so the list stays short without hiding a link.
+MAX_RELATED_SHOWN = 8
+
+
+def related_items(related: tuple[Entry, ...]) -> dict[str, list[dict]]:
+    """``related`` (shown entries, in the author's order) as the template's ``related`` (with
+    summaries, at most MAX_RELATED_SHOWN) and ``related_more`` (the rest: titles and slugs)."""
+    items = [{"slug": r.slug, "title": r.title, "summary": r.meta.summary.strip()} for r in related]
+    return {"related": items[:MAX_RELATED_SHOWN], "related_more": items[MAX_RELATED_SHOWN:]}
