@@ -24,39 +24,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 
-ENTRIES = Path(__file__).resolve().parent.parent / "entries"
+from entry_files import ENTRIES, f32, front_matter, reference_of, within
+
 SLUGS = ("occupancy", "bank-conflicts", "warp-divergence", "tensor-cores", "register-spilling")
 L2 = 60 * 2**20      # the H200's L2
 MAX_CONFIGS = 30     # sizes x expanded variants, per entry
 
 
-def front_matter(slug: str) -> dict:
-    text = (ENTRIES / f"{slug}.md").read_text(encoding="utf-8")
-    return yaml.safe_load(text[3:].split("\n---", 1)[0])
-
-
-def reference_of(slug: str):
-    path = ENTRIES / slug / "reference.py"
-    spec = importlib.util.spec_from_file_location(f"ref_{slug.replace('-', '_')}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def f32(x) -> np.ndarray:
-    return np.asarray(x, dtype=np.float32)
-
-
 def fma32(a, b, c) -> np.ndarray:
     """fmaf: a*b + c rounded once to float32 (float64 holds a float32 product exactly)."""
     return (np.asarray(a, np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)).astype(np.float32)
-
-
-def within(got, ref, rtol, atol) -> bool:
-    got, ref = np.asarray(got, np.float64), np.asarray(ref, np.float64)
-    return bool(np.all(np.abs(got - ref) <= atol + rtol * np.abs(ref)))
 
 
 def expanded_names(variant: dict) -> list[str]:

@@ -1,0 +1,41 @@
+"""An entry's files as the CPU tests of the issue-18 and issue-19 entries read them: the
+front-matter and body, the float64 reference imported as a module, and float32 comparisons."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+ENTRIES = Path(__file__).resolve().parent.parent / "entries"
+
+
+def split(slug: str) -> tuple[dict, str]:
+    """The entry's front-matter (parsed) and its body."""
+    text = (ENTRIES / f"{slug}.md").read_text(encoding="utf-8")
+    head, body = text[3:].split("\n---", 1)
+    return yaml.safe_load(head), body
+
+
+def front_matter(slug: str) -> dict:
+    return split(slug)[0]
+
+
+def reference_of(slug: str):
+    """The entry's reference.py, imported under a module name of its own."""
+    path = ENTRIES / slug / "reference.py"
+    spec = importlib.util.spec_from_file_location(f"ref_{slug.replace('-', '_')}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def f32(x) -> np.ndarray:
+    return np.asarray(x, dtype=np.float32)
+
+
+def within(got, ref, rtol, atol) -> bool:
+    got, ref = np.asarray(got, np.float64), np.asarray(ref, np.float64)
+    return bool(np.all(np.abs(got - ref) <= atol + rtol * np.abs(ref)))
