@@ -1,29 +1,67 @@
-"""Lint: numerals in an entry's body that look like hand-typed measurements.
+"""Lint: numbers in an entry's body that look like hand-typed figures.
 
-Measured figures belong in template expressions bound to recorded results
-(see ``glossary.figures.fig``).  This finds numbers with a measurement's unit (ms,
-µs, GB/s, GFLOP/s, B/elem, bytes per element) and ×-speedups written as
-plain text.  Code blocks, inline code and template expressions are skipped.
+A figure on a page is either measured, bound to recorded results with ``{{ fig... }}``
+(``glossary.figures.fig``), or cited from one of the entry's sources with ``{{ cite(...) }}`` /
+``{% call cite_table(...) %}`` (``glossary.figures.cite``).  This finds the numbers with a
+figure's unit (ms, µs, GB/s, TB/sec, TFLOPS, billion FLOPS, B/elem, ...), the ×-ratios and the
+table columns of such numbers that are written as plain text instead.
+
+Not flagged, because they are not figures:
+
+- code (fences, spans), template expressions, cited tables and ``{{ nofig("...") }}``;
+- arithmetic that holds ("32 × 4 = 128 bytes", "16 × 8 × 16 = 2,048") or a product without a
+  result ("32 threads × 4 bytes"); arithmetic that does not hold is flagged as such;
+- a number in a sentence that says it is hypothetical ("suppose", "imagine", "say,", "e.g.",
+  "for example", "for instance", "hypothetical");
+- an order of magnitude: a round power of ten of 100 or more as a ratio ("1000x faster").
 """
 
 from __future__ import annotations
 
+import ast
+import operator
 import re
 from dataclasses import dataclass
 
 from glossary.entries.model import Entry
 
-_NUMBER = r"(?<![\w.])\d[\d,]*(?:\.\d+)?"
-_PATTERNS = [
-    ("time", rf"{_NUMBER}\s*(?:ms|µs|us|ns|milliseconds?|microseconds?|nanoseconds?)\b"),
-    ("bandwidth", rf"{_NUMBER}\s*(?:[GTM]B/s|[GT]iB/s|gigabytes per second)"),
-    ("rate", rf"{_NUMBER}\s*(?:[GT]FLOP/?s|[GT]FLOPS)\b"),
-    ("bytes per element", rf"{_NUMBER}\s*(?:B/elem|bytes?/elem(?:ent)?|bytes? per element)\b"),
-    ("speedup", rf"{_NUMBER}\s*(?:x|×)(?![\w])"),
+_NUMBER = r"(?<![\w.,])\d[\d,]*(?:\.\d+)?"
+_SCALE = r"(?:thousand|million|billion|trillion)"
+_UNITS = [
+    ("time", r"(?:ms|µs|us|ns|milliseconds?|microseconds?|nanoseconds?)\b"),
+    ("bandwidth", r"(?:[KMGTP]i?B/s(?:ec)?\b|[KMGTP]i?B\s+per\s+second\b|(?:kilo|mega|giga|tera|peta)bytes?\s+per\s+second\b)"),
+    ("rate", rf"(?:[KMGTP]?FLOP/s(?:ec)?|[KMGTP]?FLOPS|[KMGTP]OPS|{_SCALE}\s+(?:FLOPS?|FLOP/s|operations\s+per\s+second))\b"),
+    ("bytes per element", r"(?:B/elem|bytes?/elem(?:ent)?|bytes?\s+per\s+element)\b"),
+    ("speedup", r"(?:x|×)(?!\s*\d)(?![\w])"),
+]
+_PATTERNS = [(kind, rf"{_NUMBER}\s*{unit}") for kind, unit in _UNITS] + [
     ("speedup", r"(?<![\w.])\d+\.\d+\s+times\b"),
     ("percent of a ceiling", rf"{_NUMBER}\s*%\s+of\s+(?:the\s+)?(?:copy\s+)?(?:floor|peak|bandwidth)"),
 ]
 _REGEX = re.compile("|".join(f"(?P<p{i}>{p})" for i, (_, p) in enumerate(_PATTERNS)), re.I)
+# A table header naming a figure's unit: "Memory bandwidth (TB/s)", "TFLOPS", "Latency [ns]".
+_HEADER_UNIT = re.compile("|".join(f"(?P<p{i}>(?<![\\w/]){u})" for i, (_, u) in enumerate(_UNITS[:4])), re.I)
+_BARE_NUMBER = re.compile(r"^[~≈<>]?\s*\d[\d,]*(?:\.\d+)?\s*\*{0,2}$")
+_SEPARATOR_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
+_CELL = re.compile(r"(?<!\\)\|")
+
+# Arithmetic: numbers joined by operators, each with up to three words of unit after it, perhaps
+# with a result: "32 threads × 4 bytes = 128 bytes".  Bounded repetitions: the scan stays linear.
+_WORDS = r"(?:[ \t]+[A-Za-z][A-Za-z-]{0,24}){0,3}"
+_OP = r"[ \t]*(?:×|\*|·|/|\+|−|–|(?<=[ \t])x(?=[ \t])|(?<=[ \t])-(?=[ \t]))[ \t]*"
+_ARITH = re.compile(rf"({_NUMBER}){_WORDS}(?:{_OP}\d[\d,]*(?:\.\d+)?{_WORDS})+(?:[ \t]*=[ \t]*(\d[\d,]*(?:\.\d+)?))?")
+_SCALED = re.compile(r"[ \t]*(?:[KMGTP]i?B\b|[kKMGTP]\b|thousand|million|billion|trillion|%)")
+_OPS = {"×": "*", "*": "*", "·": "*", "x": "*", "/": "/", "+": "+", "−": "-", "–": "-", "-": "-"}
+_ARITH_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+
+_HYPOTHETICAL = re.compile(r"\b(?:suppose|supposing|imagine|hypothetical(?:ly)?|say,|e\.g\.|for\s+example|"
+                           r"for\s+instance)", re.I)
+_ORDER_OF_MAGNITUDE = re.compile(r"^10{2,}\s*(?:x|×)$", re.I)
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n\s*\n")
+
+_HOW = ('bind it to the results with {{{{ fig... }}}}, cite its source with {{{{ cite("{text}", "<source id>") }}}}, '
+        'or mark it as no figure with {{{{ nofig("{text}") }}}} (see docs/maintainers/writing-an-entry.md, '
+        '"Figures: measured, cited or none")')
 
 
 @dataclass(frozen=True)
@@ -34,30 +72,133 @@ class Finding:
     line: int
     text: str
     kind: str
+    why: str = ""  # for arithmetic that does not hold and table columns: what is wrong
 
     def __str__(self) -> str:
-        return (f"{self.path}:{self.line}: '{self.text}' looks like a hand-typed {self.kind} figure; "
-                f"bind it to the results with {{{{ fig... }}}} (see glossary/figures/fig.py for the figures)")
+        if self.kind == "arithmetic":
+            return f"{self.path}:{self.line}: '{self.text}' does not hold ({self.why}); correct it"
+        if self.kind == "table column":
+            return (f"{self.path}:{self.line}: {self.why}; wrap the table in {{% call cite_table(\"<source id>\") %}} "
+                    f"... {{% endcall %}} to cite its source, or bind its figures with {{{{ fig... }}}}")
+        return f"{self.path}:{self.line}: '{self.text}' looks like a hand-typed {self.kind} figure; " + \
+            _HOW.format(text=self.text.replace('"', "'"))
+
+
+def _blank(match: re.Match) -> str:
+    return re.sub(r"[^\n]", " ", match.group(0))
 
 
 def _mask(body: str) -> str:
-    """Blank out code fences, inline code and template expressions, keeping line numbers."""
-    def blank(match: re.Match) -> str:
-        return re.sub(r"[^\n]", " ", match.group(0))
-
-    body = re.sub(r"^(```|~~~).*?^\1[^\n]*$", blank, body, flags=re.S | re.M)
-    body = re.sub(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", blank, body, flags=re.S)
-    body = re.sub(r"`[^`\n]*`", blank, body)
+    """Blank out code, cited tables and template expressions, keeping line numbers."""
+    body = re.sub(r"^(```|~~~).*?^\1[^\n]*$", _blank, body, flags=re.S | re.M)
+    body = re.sub(r"\{%-?\s*call\s+cite_table\b.*?\{%-?\s*endcall\s*-?%\}", _blank, body, flags=re.S)
+    body = re.sub(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", _blank, body, flags=re.S)
+    body = re.sub(r"`[^`\n]*`", _blank, body)
     return body
 
 
+def _number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def _evaluate(expression: str) -> float | None:
+    """The value of numbers and + - * / (no names, no calls), or None."""
+    def value(node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return node.value
+        if isinstance(node, ast.BinOp) and type(node.op) in _ARITH_OPS:
+            return _ARITH_OPS[type(node.op)](value(node.left), value(node.right))
+        raise ValueError(expression)
+    try:
+        return float(value(ast.parse(expression, mode="eval").body))
+    except (ValueError, SyntaxError, ZeroDivisionError, RecursionError):
+        return None
+
+
+def _arithmetic(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, str, str]]]:
+    """Spans of arithmetic (not figures), and (offset, text, why) of each that does not hold."""
+    spans, wrong = [], []
+    for match in _ARITH.finditer(text):
+        whole = match.group(0)
+        left = whole.split("=")[0]
+        numbers = re.findall(r"\d[\d,]*(?:\.\d+)?", left)
+        ops = [_OPS[o.strip()] for o in re.findall(_OP, left)]
+        if len(ops) != len(numbers) - 1:
+            continue
+        expression = numbers[0].replace(",", "") + "".join(o + n.replace(",", "") for o, n in zip(ops, numbers[1:]))
+        spans.append(match.span())
+        result = match.group(2)
+        lhs = _evaluate(expression)
+        if result is None or lhs is None:
+            continue
+        if _SCALED.match(text, match.end()):
+            continue  # "4096 × 4096 × 4 bytes = 64 MiB": the result is in other units
+        rhs = _number(result)
+        shown = 0.5 * 10 ** -len(result.split(".")[1]) if "." in result else 0.5
+        if abs(lhs - rhs) > shown:
+            wrong.append((match.start(), whole.strip(), f"{expression.replace('*', ' × ')} is {lhs:,.6g}"))
+    return spans, wrong
+
+
+def _hypothetical(text: str, at: int) -> bool:
+    """Whether the sentence holding offset ``at`` says, before it, that it is hypothetical."""
+    start = 0
+    for end in _SENTENCE_END.finditer(text, max(0, at - 400), at):
+        start = end.end()
+    return _HYPOTHETICAL.search(text, max(start, at - 400), at) is not None
+
+
+def _table_columns(text: str) -> list[tuple[int, str, int]]:
+    """(offset, header, count) of each table column whose header names a figure's unit and whose
+    cells hold bare numbers."""
+    out = []
+    lines = text.split("\n")
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+    i = 0
+    while i < len(lines) - 1:
+        if "|" in lines[i] and _SEPARATOR_ROW.match(lines[i + 1]) and "-" in lines[i + 1]:
+            header = [c.strip() for c in _CELL.split(lines[i].strip().strip("|"))]
+            j = i + 2
+            counts = [0] * len(header)
+            while j < len(lines) and "|" in lines[j] and lines[j].strip():
+                cells = [c.strip() for c in _CELL.split(lines[j].strip().strip("|"))]
+                for k, cell in enumerate(cells[:len(header)]):
+                    counts[k] += bool(_BARE_NUMBER.match(cell))
+                j += 1
+            for k, name in enumerate(header):
+                if counts[k] and _HEADER_UNIT.search(name):
+                    out.append((offsets[i], name, counts[k]))
+            i = j
+        else:
+            i += 1
+    return out
+
+
 def unbound_figures(entry: Entry) -> list[Finding]:
-    """Every numeral in the body that looks like an unbound measurement."""
+    """Every number in the body that looks like a hand-typed figure, and every arithmetic that does not hold."""
     text = _mask(entry.body)
     front_lines = entry.path.read_text(encoding="utf-8").count("\n") - entry.body.count("\n") if entry.path.exists() else 0
-    findings = []
+
+    def line(at: int) -> int:
+        return text.count("\n", 0, at) + 1 + front_lines
+
+    spans, wrong = _arithmetic(text)
+    found = [(at, Finding(str(entry.path), line(at), shown, "arithmetic", why)) for at, shown, why in wrong]
+    inside = iter(sorted(spans))
+    span = next(inside, None)
     for match in _REGEX.finditer(text):
+        while span is not None and span[1] <= match.start():
+            span = next(inside, None)
+        if span is not None and span[0] <= match.start() < span[1]:
+            continue
+        figure = match.group(0)
+        if _ORDER_OF_MAGNITUDE.match(figure) or _hypothetical(text, match.start()):
+            continue
         kind = next(_PATTERNS[int(name[1:])][0] for name, value in match.groupdict().items() if value)
-        line = text.count("\n", 0, match.start()) + 1 + front_lines
-        findings.append(Finding(str(entry.path), line, match.group(0), kind))
-    return findings
+        found.append((match.start(), Finding(str(entry.path), line(match.start()), figure, kind)))
+    for at, header, count in _table_columns(text):
+        why = (f"the table's column '{header}' holds {count} hand-typed figure{'s' if count != 1 else ''}")
+        found.append((at, Finding(str(entry.path), line(at), header, "table column", why)))
+    return [finding for _, finding in sorted(found, key=lambda pair: pair[0])]

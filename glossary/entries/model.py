@@ -42,6 +42,7 @@ MAX_ABBREVIATIONS = 20
 MAX_ALIASES = 20
 MAX_LESSONS = 50
 MAX_SOURCES = 50
+MAX_SOURCE_ID_CHARS = 40
 # A tag is a short topic name: words of letters and digits joined by single spaces, hyphens or
 # underscores, which is also what its page's URL (tags/<tag>/) keeps of it.
 MAX_TAG_CHARS = 32
@@ -73,8 +74,13 @@ class Source:
     url: str = doc("where to read it (http or https)")
     checked: dt.date = doc("when the link and the claim were last checked, YYYY-MM-DD")
     note: str = doc("what the source is used for", default="")
+    id: str | None = doc("a short name cited figures refer to, {{ cite(\"3.35 TB/s\", \"h100-datasheet\") }}: "
+                         "lowercase words and digits joined by '-'", default=None, max_length=MAX_SOURCE_ID_CHARS)
 
     def validate(self) -> None:
+        if self.id is not None and not SLUG_RE.match(self.id):
+            raise SchemaError("id", f"expected lowercase words and digits joined by '-', e.g. h100-datasheet, "
+                                    f"found {describe(self.id)}")
         if not re.match(r"^https?://[^\s<>\"'`\\{}|^]+$", self.url):
             raise SchemaError("url", f"expected an http(s) URL, found {self.url!r}")
 
@@ -134,6 +140,13 @@ class FrontMatter:
                 raise SchemaError(f"tags[{i}]", f"{tag!r} is the same tag as tags[{first[same]}] "
                                                 f"({self.tags[first[same]]!r}); list it once")
             first[same] = i
+        ids: dict[str, int] = {}
+        for i, source in enumerate(self.sources):
+            if source.id is not None and source.id in ids:
+                raise SchemaError(f"sources[{i}].id", f"{source.id!r} is already the id of sources[{ids[source.id]}]; "
+                                                      f"cited figures name one source: give each its own id")
+            if source.id is not None:
+                ids[source.id] = i
 
 
 @dataclass(frozen=True)

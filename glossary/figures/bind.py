@@ -1,9 +1,10 @@
 """Prose bound to data: figures in an entry's body written as template expressions.
 
 An author writes ``{{ fig.speedup("staged", "fused") }}`` instead of typing
-"3.08x".  The body is rendered through a sandboxed Jinja environment whose only
-name is ``fig``: a read-only view of the entry's recorded results (the figures
-it offers are listed in ``glossary.figures.fig``).  Only figures outside code are
+"3.08x".  The body is rendered through a sandboxed Jinja environment whose names
+are ``fig``, a read-only view of the entry's recorded results (the figures it
+offers are listed in ``glossary.figures.fig``), and the citations of
+``glossary.figures.cite``: ``cite``, ``cite_table`` and ``nofig``.  Only figures outside code are
 evaluated; code is masked first (``glossary.figures.masking``).
 
 A figure that has no data (a device never measured, a size not swept) renders
@@ -16,6 +17,7 @@ import jinja2
 from jinja2 import nodes
 from jinja2.sandbox import SandboxedEnvironment
 
+from glossary.figures.cite import CITATION_BLOCKS, CITATION_NAMES, Citations
 from glossary.figures.fig import Figures, NoResult
 from glossary.figures.fmt import plain_text
 from glossary.figures.masking import mask_code, unmask_code
@@ -44,29 +46,43 @@ def _literal_call(node: nodes.Call) -> bool:
 
 
 def _is_figure(node: nodes.Node) -> bool:
-    """Whether an output expression is a bound figure: ``fig[.on(..)][.at(..)].<figure>(literals)``."""
+    """Whether an output expression is a bound figure, ``fig[.on(..)][.at(..)].<figure>(literals)``,
+    or a citation, ``cite(literals)`` / ``nofig(literal)`` (``glossary.figures.cite``)."""
+    if isinstance(node, nodes.Call) and isinstance(node.node, nodes.Name):
+        return node.node.name in CITATION_NAMES and _literal_call(node)
     return (isinstance(node, nodes.Call) and isinstance(node.node, nodes.Getattr)
             and not node.node.attr.startswith("_") and _literal_call(node) and _fig_chain(node.node.node))
 
 
-def _not_figures(template: nodes.Template) -> list[int]:
-    """Body lines holding template code that is not a bound figure (loops, sets, arithmetic, other names).
+def _is_cited_table(node: nodes.Node) -> bool:
+    """``{% call cite_table(literal) %}...{% endcall %}`` without arguments to the caller."""
+    call = node.call if isinstance(node, nodes.CallBlock) else None
+    return (call is not None and isinstance(call.node, nodes.Name) and call.node.name in CITATION_BLOCKS
+            and _literal_call(call) and not node.args and not node.defaults)
+
+
+def _not_figures(body: list[nodes.Node]) -> list[int]:
+    """Body lines holding template code that is not a bound figure or a citation (loops, sets,
+    arithmetic, other names).
 
     Only figures are evaluated: anything else in an author's text, a template-injection payload
     above all, must never run, so such a body is shown as typed.
     """
     lines = []
-    for node in template.body:
-        if not isinstance(node, nodes.Output):
+    for node in body:
+        if _is_cited_table(node):
+            lines += _not_figures(node.body)
+        elif not isinstance(node, nodes.Output):
             lines.append(node.lineno)
-            continue
-        lines += [n.lineno for n in node.nodes if not isinstance(n, nodes.TemplateData) and not _is_figure(n)]
+        else:
+            lines += [n.lineno for n in node.nodes if not isinstance(n, nodes.TemplateData) and not _is_figure(n)]
     return sorted(set(lines))
 
 
 def render_body(body: str, devices: tuple[DeviceView, ...], bytes_by_variant: dict[str, float],
                 variants: tuple[Variant, ...] = (), first_line: int = 1,
-                spec: MeasureSpec | None = None) -> tuple[str, list[str]]:
+                spec: MeasureSpec | None = None, sources: tuple = (),
+                cited: list[str] | None = None) -> tuple[str, list[str]]:
     """Render the body's bound figures; returns (markdown, problems).
 
     Only ``{{ fig... }}`` outside code is evaluated: fenced code and code spans (a PTX
@@ -99,14 +115,20 @@ def render_body(body: str, devices: tuple[DeviceView, ...], bytes_by_variant: di
         return first_line + n - 1
 
     env.globals["fig"] = _Guarded(fig, guard)
+    citations = Citations(tuple(sources), problems=problems)
+    env.globals.update(cite=citations.cite, nofig=citations.nofig, cite_table=citations.cite_table)
     try:
-        others = _not_figures(env.parse(masked))
+        others = _not_figures(env.parse(masked).body)
         if others:
             where = ", ".join(str(line(n)) for n in others)
             return body, [f"the body has template code that is not a bound figure (line{'s' if len(others) > 1 else ''} "
-                          f"{where} of the file); only {{{{ fig.<figure>(...) }}}} outside code is evaluated, "
+                          f"{where} of the file); only {{{{ fig.<figure>(...) }}}}, {{{{ cite(...) }}}}, "
+                          f"{{{{ nofig(...) }}}} and {{% call cite_table(...) %}} outside code are evaluated, "
                           f"so the body is shown as typed"]
-        return unmask_code(env.from_string(masked).render(), codes), problems
+        rendered = unmask_code(env.from_string(masked).render(), codes)
+        if cited is not None:
+            cited += citations.cited
+        return rendered, problems
     except jinja2.TemplateError as err:
         n = getattr(err, "lineno", None)
         where = f" (line {line(n)} of the file)" if n else ""

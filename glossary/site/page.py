@@ -14,7 +14,7 @@ from typing import Any
 
 from glossary.entries import lessons
 from glossary.entries.model import Entry, sha256
-from glossary.figures import fmt
+from glossary.figures import cite, fmt
 from glossary.figures.views import DeviceView
 from glossary.site import plots, tags
 from glossary.verdicts import claims
@@ -37,6 +37,7 @@ class PageModel:
     body: str | None = None  # the body with bound figures rendered; None: the raw body
     claims: tuple = ()  # glossary.verdicts.claims.ClaimVerdict, every device and size
     figure_problems: tuple[str, ...] = ()  # bound figures that found no data
+    cited: tuple[str, ...] = ()  # the source URL of each cited figure in the body
     review_key: str | None = None  # the reviewer's key id, where a signed review verified
     # (device key, link) of each imported result that says where a reader can read its source
     # (imported_from_url): an http(s) URL or a docs-relative file under assets/, which the site publishes.
@@ -48,7 +49,7 @@ class PageModel:
         measured = judged.measured
         return cls(entry=judged.entry, verdict=judged.verdict, devices=measured.devices, related=related,
                    preview=preview, body=measured.body, claims=measured.claims,
-                   figure_problems=measured.figure_problems, review_key=judged.review_key,
+                   figure_problems=measured.figure_problems, cited=measured.cited, review_key=judged.review_key,
                    import_sources=tuple(sorted((key, r.imported_from_url) for key, r in judged.results.items()
                                                if r.imported and r.imported_from_url)))
 
@@ -96,7 +97,7 @@ def entry_context(model: PageModel, catalog: dict[int, lessons.CatalogLesson],
             "results": {d.key: f"{entry.slug}/results/{d.key}.json" for d in model.devices},
             **related_items(model.related),
             "lessons": lessons.resolve(list(meta.lessons), catalog, by_day, entry.slug),
-            "sources": list(meta.sources),
+            "sources": source_items(meta.sources, model.cited),
             "byline": {
                 "author": _name_or_pending(meta.author),
                 "reviewer": _name_or_pending(meta.reviewer),
@@ -121,6 +122,14 @@ def entry_context(model: PageModel, catalog: dict[int, lessons.CatalogLesson],
         "uses_byte_ratio": "speedup_matches_bytes" in kinds,
         "gflops": any_flops,
     }
+
+
+def source_items(sources, cited: tuple[str, ...]) -> list[dict]:
+    """The Sources list: each source with its anchor (where the body's "cited" marks link) and how
+    many of the page's figures are cited from it."""
+    return [{"title": s.title, "url": s.url, "note": s.note, "checked": s.checked.isoformat(),
+             "anchor": cite.source_anchor(s, n), "cited": cited.count(s.url)}
+            for n, s in enumerate(sources, 1)]
 
 
 def _claims_by_device(model: PageModel) -> dict[str, list[claims.ClaimSummary]]:

@@ -178,7 +178,8 @@ def _result_refusals(entry: Entry, measured: Measured) -> list[Finding]:
 
 
 def _figure_reason(why: str) -> str:
-    return why if why.startswith(("the body", "cannot render")) else f"a bound figure has no data: {why}"
+    passed = ("the body", "cannot render", "a cited figure", "cite_table")
+    return why if why.startswith(passed) else f"a bound figure has no data: {why}"
 
 
 def failing_claims(measured: Measured) -> list[str]:

@@ -24,6 +24,7 @@ class Measured:
     body: str
     figure_problems: tuple[str, ...]
     claims: tuple[ClaimVerdict, ...]
+    cited: tuple[str, ...] = ()  # the source URL of each cited figure in the body (glossary.figures.cite)
 
 
 def collect(entry: Entry, results: dict[str, Result]) -> Measured:
@@ -31,10 +32,12 @@ def collect(entry: Entry, results: dict[str, Result]) -> Measured:
     devices = tuple(views.device_views(entry, results))
     spec = entry.meta.measure
     predicted = {v.name: v.bytes_per_elem for v in spec.variants} if spec else {}
+    cited: list[str] = []
     body, problems = bind.render_body(entry.body, devices, predicted, spec.variants if spec else (),
-                                      first_line=body_first_line(entry), spec=spec)
+                                      first_line=body_first_line(entry), spec=spec,
+                                      sources=entry.meta.sources, cited=cited)
     verdicts = tuple(v for d in devices for v in claims.evaluate(spec, d)) if spec else ()
-    return Measured(devices, body, tuple(problems), verdicts)
+    return Measured(devices, body, tuple(problems), verdicts, tuple(cited))
 
 
 def body_first_line(entry: Entry) -> int:
