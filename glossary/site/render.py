@@ -29,7 +29,7 @@ import jinja2
 import jinja2.filters
 from jinja2.sandbox import SandboxedEnvironment
 
-from glossary.site import export, tags, tooltips
+from glossary.site import counts, export, tags, tooltips
 from glossary.figures import fmt
 from glossary.figures.fmt import CONTROLS, one_line, plain_text
 from glossary.site import page
@@ -273,7 +273,8 @@ def unlink(markdown: str, hidden: set[str]) -> str:
 def render_index(env: SandboxedEnvironment, models: list[PageModel], site_name: str = "Glossary",
                  preview: bool = False) -> str:
     """The glossary home: an A-Z list of the entries given, under the site's name (mkdocs.yml's
-    ``site_name``); a preview's home never says its drafts are signed or published."""
+    ``site_name``), saying what its figures are (``glossary.site.counts``: how many measured, on
+    which GPUs, how many cited); a preview's home never says its drafts are signed or published."""
     rows = []
     for m in sorted(models, key=lambda m: m.entry.title.casefold()):
         title = m.entry.title
@@ -285,7 +286,8 @@ def render_index(env: SandboxedEnvironment, models: list[PageModel], site_name: 
             "tags": [{"name": t, "path": tags.tag_path(t)} for t in m.entry.meta.tags],
         })
     return _tidy(env.get_template("index.md.j2").render(entries=rows, tags=tags.index_rows(models),
-                                                        site_name=site_name, preview=preview))
+                                                        site_name=site_name, preview=preview,
+                                                        figures=counts.FigureCounts.of(models).sentence()))
 
 
 def _tidy(text: str) -> str:
