@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 
 from glossary.entries.model import Entry
+from glossary.figures.masking import code_regions
 
 _NUMBER = r"(?<![\w.,])\d[\d,]*(?:\.\d+)?"
 _SCALE = r"(?:thousand|million|billion|trillion)"
@@ -84,17 +85,44 @@ class Finding:
             _HOW.format(text=self.text.replace('"', "'"))
 
 
-def _blank(match: re.Match) -> str:
-    return re.sub(r"[^\n]", " ", match.group(0))
+_TEMPLATE_OPEN = re.compile(r"\{[{%#]")
+_TEMPLATE_CLOSE = {"{{": "}}", "{%": "%}", "{#": "#}"}
+_CITED_OPEN = re.compile(r"\{%-?\s*call\s+cite_table\b")
+_CITED_CLOSE = re.compile(r"\{%-?\s*endcall\s*-?%\}")
 
 
 def _mask(body: str) -> str:
-    """Blank out code, cited tables and template expressions, keeping line numbers."""
-    body = re.sub(r"^(```|~~~).*?^\1[^\n]*$", _blank, body, flags=re.S | re.M)
-    body = re.sub(r"\{%-?\s*call\s+cite_table\b.*?\{%-?\s*endcall\s*-?%\}", _blank, body, flags=re.S)
-    body = re.sub(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", _blank, body, flags=re.S)
-    body = re.sub(r"`[^`\n]*`", _blank, body)
-    return body
+    """Blank out code, cited tables and template expressions, keeping line numbers.
+
+    Each scan finds an opener, then its closer after it, and goes on from there; an opener with
+    no closer ends that kind's scan (no later one can close either), so hostile input of many
+    unclosed openers costs one pass, not one pass per opener."""
+    chars = list(body)
+
+    def blank(start: int, end: int) -> None:
+        for i in range(start, end):
+            if chars[i] != "\n":
+                chars[i] = " "
+
+    for start, end in code_regions(body):
+        blank(start, end)
+    text = "".join(chars)
+    at = 0
+    while (opened := _CITED_OPEN.search(text, at)) and (closed := _CITED_CLOSE.search(text, opened.end())):
+        blank(opened.start(), closed.end())
+        at = closed.end()
+    text = "".join(chars)
+    at, exhausted = 0, set()
+    while (opened := _TEMPLATE_OPEN.search(text, at)) is not None:
+        kind = opened.group(0)
+        end = -1 if kind in exhausted else text.find(_TEMPLATE_CLOSE[kind], opened.end())
+        if end < 0:
+            exhausted.add(kind)
+            at = opened.end()
+            continue
+        blank(opened.start(), end + 2)
+        at = end + 2
+    return "".join(chars)
 
 
 def _number(text: str) -> float:

@@ -276,11 +276,11 @@ def render_index(env: SandboxedEnvironment, models: list[PageModel], site_name: 
     ``site_name``), saying what its figures are (``glossary.site.counts``: how many measured, on
     which GPUs, how many cited); a preview's home never says its drafts are signed or published."""
     rows = []
-    for m in sorted(models, key=lambda m: m.entry.title.casefold()):
-        title = m.entry.title
+    for m in sorted(models, key=lambda m: index_term(m.entry).casefold()):
+        title, term = m.entry.title, index_term(m.entry)
         rows.append({
             "slug": m.entry.slug, "title": title, "summary": m.entry.meta.summary.strip(),
-            "letter": title[:1].upper() if title[:1].isalpha() else "#",
+            "letter": term[:1].upper() if term[:1].isalpha() else "#",
             "devices": [device_label(d) for d in m.devices if d.status == "ok"],
             "draft": not m.verdict.publishable,
             "tags": [{"name": t, "path": tags.tag_path(t)} for t in m.entry.meta.tags],
@@ -288,6 +288,13 @@ def render_index(env: SandboxedEnvironment, models: list[PageModel], site_name: 
     return _tidy(env.get_template("index.md.j2").render(entries=rows, tags=tags.index_rows(models),
                                                         site_name=site_name, preview=preview,
                                                         figures=counts.FigureCounts.of(models).sentence()))
+
+
+def index_term(entry) -> str:
+    """What the A-Z list files an entry under: its title, or for a question-style title ('What is
+    occupancy?') the term it asks about, so questions are not all filed under W."""
+    spellings = tooltips.question_terms(entry.title, entry.slug)
+    return spellings[1] if len(spellings) > 1 else entry.title
 
 
 def _tidy(text: str) -> str:

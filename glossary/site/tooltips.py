@@ -7,7 +7,8 @@ spelling found there, as written ("Shared Memory", "shared memory", "warps", "SM
 
 What matches (``Matcher``):
 
-* a shown entry's title, its front-matter ``abbreviations`` and ``aliases``;
+* a shown entry's title, its front-matter ``abbreviations`` and ``aliases``; for a question-style
+  title ("What is occupancy?"), the term it asks about (``question_terms``);
 * in any case, except a spelling whose letters are all capitals (an acronym: "SM", "TMA"), which
   matches as written, so "sm" of ``sm_90`` or a lower-case word is never taken for it;
 * in the singular or a simple English plural of its last word: +s, +es after s/x/z/ch/sh,
@@ -102,7 +103,7 @@ def terms(entries: list[Entry]) -> list[Term]:
         definition = _CONTROLS.sub("", " ".join(entry.meta.summary.split()))
         if definition in ("", "''", '""'):
             continue
-        spellings = [entry.meta.title, *entry.meta.abbreviations, *entry.meta.aliases]
+        spellings = [*question_terms(entry.meta.title, entry.slug), *entry.meta.abbreviations, *entry.meta.aliases]
         for spelling in spellings:
             spelling = " ".join(spelling.split())
             if not spelling or _SPELLING_BREAKS.search(spelling):
@@ -112,6 +113,28 @@ def terms(entries: list[Entry]) -> list[Term]:
             if key not in out:
                 out[key] = Term(entry.slug, spelling, definition, exact)
     return sorted(out.values(), key=lambda t: (-len(t.spelling), t.spelling))
+
+
+_QUESTION = re.compile(r"^(?:what|who|which)\s+(?:is|are|was|were)\s+(?:an?\s+|the\s+)?(.+?)\s*\??$", re.I)
+
+
+def question_terms(title: str, slug: str) -> list[str]:
+    """The spellings a title gives: itself, and for a question ('What is occupancy?', 'What are
+    tensor cores?', 'How does a warp scheduler pick a warp?') the term it asks about: what
+    follows 'What is/are (a, an, the)', and the slug's words where the title holds them
+    ('warp-scheduler' -> 'warp scheduler'), since prose never writes the question."""
+    title = " ".join(title.split())
+    if not title.endswith("?"):
+        return [title]
+    out = [title]
+    asked = _QUESTION.match(title)
+    if asked and len(asked.group(1).split()) <= 6:
+        out.append(asked.group(1))
+    words = " ".join(slug.split("-"))
+    if words and words.lower() in title.lower():
+        at = title.lower().index(words.lower())
+        out.append(title[at:at + len(words)])
+    return list(dict.fromkeys(out))
 
 
 class Matcher:
