@@ -127,8 +127,9 @@ def entry_text(i: int, n: int) -> str:
         "tags": [TAGS[i % len(TAGS)], TAGS[(i * 5 + 1) % len(TAGS)]],
         "related": [slug(j) for j in related(i, n)],
         "lessons": [{"day": 30, "title": "The memory-bound mindset", "note": "where the term is met."}],
+        "aliases": [word(i).capitalize()],
         "sources": [{"title": "Synthetic source", "url": f"https://example.org/synthetic/{i}",
-                     "checked": DAY}],
+                     "checked": DAY, "id": "sheet"}],
         "author": AUTHOR,
         "written_on": DAY,
         "reviewer": REVIEWER,
@@ -137,9 +138,15 @@ def entry_text(i: int, n: int) -> str:
     }
     names = [title(j) for j in related(i, n)]
     mentions = ", ".join(f"[{t}]({slug(j)}.md)" for t, j in zip(names, related(i, n)))
-    prose = " ".join(f"Unlike the {t.lower()}, it needs no extra pass." for t in names)
+    # Tooltips as real prose needs them: lower case, plurals and an alias of each related term.
+    prose = " ".join(f"Unlike the {t.lower()}, it needs no extra pass; two {t.title()}s or a "
+                     f"{t.split()[0]} make one." for t in names)
+    # Cited figures (glossary.figures.cite): one in the prose, a small cited table.
+    cited = ('An invented datasheet gives it {{ cite("3.35 TB/s", "sheet") }} (invented, as every number here).\n\n'
+             '{% call cite_table("sheet") %}\n| model | invented bandwidth (TB/s) | invented peak (TFLOPS) |\n'
+             '|:--|--:|--:|\n| A | 1.5 | 100 |\n| B | 3.0 | 200 |\n{% endcall %}\n\n')
     body = (f"This entry is a benchmark fixture ({PROVENANCE}). It relates to {mentions or 'nothing'}.\n\n"
-            f"{prose}\n\n"
+            f"{prose}\n\n{cited}"
             'The triad runs at {{ fig.gbps("triad") }} here, {{ fig.speedup("triad", "copy") }} the copy time.\n')
     return "---\n" + yaml.dump(front, Dumper=_NoAliases, sort_keys=False, width=1000) + "---\n" + body
 
