@@ -93,7 +93,7 @@ def test_the_page_links_each_cited_mark_to_its_source(tmp_path):
     page = render_page(project, "peak")
     html = markdown.markdown(page, extensions=["attr_list", "abbr"])
     assert '<li id="source-sheet">' in html and '<li id="source-2">' in html
-    assert "2 figures on this page cited from it" in html
+    assert "cited for 2 figures on this page" in html
     assert html.count('href="#source-sheet">cited</a>') == 2
 
 

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 
 from glossary.entries.model import Entry
-from glossary.figures.masking import code_regions
+from glossary.entries.masking import code_regions
 
 _NUMBER = r"(?<![\w.,])\d[\d,]*(?:\.\d+)?"
 _SCALE = r"(?:thousand|million|billion|trillion)"

@@ -5,7 +5,7 @@ An author writes ``{{ fig.speedup("staged", "fused") }}`` instead of typing
 are ``fig``, a read-only view of the entry's recorded results (the figures it
 offers are listed in ``glossary.figures.fig``), and the citations of
 ``glossary.figures.cite``: ``cite``, ``cite_table`` and ``nofig``.  Only figures outside code are
-evaluated; code is masked first (``glossary.figures.masking``).
+evaluated; code is masked first (``glossary.entries.masking``).
 
 A figure that has no data (a device never measured, a size not swept) renders
 as a visible "[no result: ...]" marker and is reported, so strict builds fail.
@@ -20,7 +20,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from glossary.figures.cite import CITATION_BLOCKS, CITATION_NAMES, Citations
 from glossary.figures.fig import Figures, NoResult
 from glossary.figures.fmt import plain_text
-from glossary.figures.masking import mask_code, unmask_code
+from glossary.entries.masking import mask_code, unmask_code
 from glossary.figures.views import DeviceView
 from measure.spec import MeasureSpec, Variant
 

@@ -26,7 +26,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from glossary.figures import masking
+from glossary.entries import masking
 from glossary.verdicts import claims, findings, gate, review, trust
 from glossary.verdicts.findings import Measured
 from glossary.entries.model import Entry, display_path
