@@ -519,3 +519,17 @@ def test_kernels_compile(slug, arch, tmp_path):
         text = (ENTRIES / slug / source).read_text()
         for name in kernels:
             assert f'extern "C" __global__ void {name}(' in text
+
+
+def test_a_variants_copies_are_recorded_by_the_buffers_they_name():
+    """copy_record groups a variant's copy calls by the spec's buffer names, which each call
+    carries, never by parsing its label (a buffer name may hold ' -> ')."""
+    from measure.harness.launches import CopyCall
+    from measure.harness.link_floor import copy_record
+    calls = [CopyCall("h2d", 0, 0, 400, "any label", buffers=("a_host", "a")),
+             CopyCall("h2d", 0, 0, 400, "any label", buffers=("a_host", "a")),
+             CopyCall("d2h", 0, 0, 100, "copy c -> d -> e", buffers=("c", "c_host"))]
+    steps, totals = copy_record(None, calls)
+    assert steps == [{"src": "a_host", "dst": "a", "direction": "h2d", "bytes": 800, "copies": 2},
+                     {"src": "c", "dst": "c_host", "direction": "d2h", "bytes": 100, "copies": 1}]
+    assert totals == {"h2d": 800, "d2h": 100}

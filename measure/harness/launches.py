@@ -48,6 +48,7 @@ class CopyCall:
     after: tuple[str, ...] = ()
     id: str | None = None
     kernel: None = None
+    buffers: tuple[str, str] = ("", "")  # the spec's names of the source and destination buffers
 
     def launch(self, stream: Any) -> None:
         import pycuda.driver as drv
@@ -156,7 +157,8 @@ def _copy_calls(spec: MeasureSpec, variant: MeasuredVariant, step: Any, ws: Work
                                    f"({ws.counts[step.copy]:,}) to {dst_off:,} of {step.to} ({ws.counts[step.to]:,}) "
                                    f"at {stats.size_label(params)} do not fit the buffers")
         out.append(CopyCall(direction, ws.view(step.copy, src_off, count), ws.view(step.to, dst_off, count),
-                            count * itemsize, f"copy {step.copy} -> {step.to}", stream, tuple(step.after), step.id))
+                            count * itemsize, f"copy {step.copy} -> {step.to}", stream, tuple(step.after), step.id,
+                            buffers=(step.copy, step.to)))
     return out
 
 

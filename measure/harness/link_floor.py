@@ -48,7 +48,7 @@ def copy_record(spec: Any, calls: list[Any]) -> tuple[list[dict], dict[str, int]
         if call.kernel is not None:
             continue
         totals[call.direction] = totals.get(call.direction, 0) + call.nbytes
-        src, dst = call.label.removeprefix("copy ").split(" -> ")
+        src, dst = call.buffers
         rec = steps.setdefault((src, dst), {"src": src, "dst": dst, "direction": call.direction, "bytes": 0,
                                             "copies": 0})
         rec["bytes"] += call.nbytes
