@@ -29,7 +29,7 @@ import jinja2
 import jinja2.filters
 from jinja2.sandbox import SandboxedEnvironment
 
-from glossary.site import export, tags, tooltips
+from glossary.site import export, images, tags, tooltips
 from glossary.figures import fmt
 from glossary.figures.fmt import CONTROLS, one_line, plain_text
 from glossary.site import page
@@ -241,7 +241,7 @@ def render_entry(env: SandboxedEnvironment, model: PageModel, hidden: set[str] =
     """
     context = page.entry_context(model, catalog or {}, by_day)
     # The one value printed as it is: the author's Markdown, its figures rendered by glossary.figures.bind.
-    context["page"]["body"] = verbatim(unlink(context["page"]["body"], hidden))
+    context["page"]["body"] = verbatim(images.pair(unlink(context["page"]["body"], hidden), model.entry.image_files))
     context["page"]["devices"] = cite_imports(context["page"]["devices"], dict(model.import_sources))
     return _tidy(env.get_template("entry.md.j2").render(context))
 
