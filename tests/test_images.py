@@ -95,11 +95,11 @@ def test_what_is_left_alone(body):
 def _project(tmp_path: Path) -> Path:
     shown = _entry("Alpha", "Alpha's own diagram ![Alpha diagram](assets/images/alpha.png) and the shared "
                             "one ![Shared](assets/images/shared.png).\n\nShown as code, not linked: "
-                            "`![x](assets/images/code-only.png)`.\n")
+                            "`![x](assets/images/code-only.png)`.\n\n<img src=\"assets/images/raw.svg\" alt=\"Raw\">\n")
     refused = _entry("Beta", "Beta's own diagram ![Beta diagram](assets/images/beta/diagram.png) and the "
                              "shared one ![Shared](assets/images/shared.png).\n", reviewer="pending")
     files = {"assets/images/alpha.png": PNG, "assets/images/alpha.dark.png": DARK_PNG,
-             "assets/images/shared.png": PNG + b"shared", "assets/images/code-only.png": PNG + b"code",
+             "assets/images/shared.png": PNG + b"shared", "assets/images/raw.svg": b"<svg/>", "assets/images/code-only.png": PNG + b"code",
              "assets/images/beta/diagram.png": PNG + b"beta", "assets/images/beta/diagram.dark.png": DARK_PNG}
     return write_project(tmp_path, {"alpha": shown, "beta": refused}, files)
 
@@ -111,7 +111,8 @@ def test_a_plain_build_publishes_the_images_of_published_entries_only(tmp_path):
     site = project / "site"
     published = sorted(p.relative_to(site).as_posix() for p in (site / "assets" / "images").rglob("*")
                        if p.is_file() and p.name != "favicon.png")  # the theme's own
-    assert published == ["assets/images/alpha.dark.png", "assets/images/alpha.png", "assets/images/shared.png"]
+    assert published == ["assets/images/alpha.dark.png", "assets/images/alpha.png", "assets/images/raw.svg",
+                         "assets/images/shared.png"]
     assert (site / "assets/images/alpha.dark.png").read_bytes() == DARK_PNG
     page = (site / "alpha" / "index.html").read_text()
     assert 'src="../assets/images/alpha.png#only-light"' in page

@@ -33,7 +33,7 @@ _ASSET_TARGET = re.compile(r"""(?:\(\s*<?|\]:[ \t]*<?|src\s*=\s*["'])(?:\./)?(as
 _INLINE = re.compile(r"""!\[[^\[\]\n]*\]\(\s*<?([^\s()<>]+)>?(?:\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)""")
 _REFERENCE = re.compile(r"!\[([^\[\]\n]*)\](?:\[([^\[\]\n]*)\])?(?![(\[:])")
 _DEFINITION = re.compile(r"^[ ]{0,3}\[([^\[\]\n]+)\]:[ \t]*<?([^\s<>]+)>?", re.M)
-_HTML_SRC = re.compile(r"""<img\b[^>\n]*?\bsrc\s*=\s*["']([^"'\n]+)["']""", re.I)
+_HTML_SRC = re.compile(r"""<img\b[^<>\n]*?\bsrc\s*=\s*["']([^"'\n]+)["']""", re.I)
 _LINK = re.compile(r"""(?<!!)\[[^\[\]\n]*\]\(\s*<?([^\s()<>]+)>?""")
 _REMOTE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//|#)")
 
@@ -93,12 +93,14 @@ def links(body: str) -> list[ImageLink]:
     found += [(m.start(), m.group(1)) for m in _LINK.finditer(masked) if is_image(_bare(m.group(1)))]
     found += [(m.start(), m.group(2)) for m in _DEFINITION.finditer(masked) if is_image(_bare(m.group(2)))]
     out, seen = [], set()
+    line, counted = 1, 0  # line numbers counted on from the last link: linear in the body
     for at, target in sorted(found):
         target = _bare(target)
         if not target or _REMOTE.match(target) or (at, target) in seen:
             continue
         seen.add((at, target))
-        out.append(ImageLink(target, masked.count("\n", 0, at) + 1))
+        line, counted = line + masked.count("\n", counted, at), at
+        out.append(ImageLink(target, line))
     return out
 
 
