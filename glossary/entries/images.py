@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from glossary.figures.masking import mask_code
+from glossary.entries.masking import mask_code
 
 ASSETS = "assets"
 IMAGES_DIR = "assets/images"

@@ -17,7 +17,7 @@ import re
 from typing import Collection
 
 from glossary.entries import images
-from glossary.figures.masking import mask_code, unmask_code
+from glossary.entries.masking import mask_code, unmask_code
 
 LIGHT, DARK = "#only-light", "#only-dark"
 
