@@ -195,7 +195,7 @@ def _check_images(report: EntryReport, entries_dir: Path) -> None:
         line = first + link.line - 1
         where = f"{entry.path}:{line}: the image {link.target}"
         path = link.published_path
-        file = entries_dir / (path or link.target)
+        file = entries_dir / (path or link.target.lstrip("/"))
         if not file.is_file():
             why = f"{where} points to no file (expected {file}); add it, or fix the link"
         elif path is None:

@@ -59,6 +59,20 @@ def test_dark_partner_is_beside_the_image():
     assert images.dark_partner("assets/style.css") is None
 
 
+def test_the_entry_reads_its_images_and_their_partners_only(tmp_path):
+    entries = tmp_path / "entries"
+    (entries / "assets" / "images").mkdir(parents=True)
+    for name, data in (("hand.png", PNG), ("hand.dark.png", DARK_PNG), ("paired.png", PNG),
+                       ("paired.dark.png", DARK_PNG), ("unlinked.png", PNG)):
+        (entries / "assets" / "images" / name).write_bytes(data)
+    (entries / "assets" / "images" / "link.png").symlink_to(entries / "assets" / "images" / "paired.png")
+    body = ("![h](assets/images/hand.png#only-light)![h](assets/images/hand.dark.png#only-dark)\n"
+            "![p](assets/images/paired.png) ![l](assets/images/link.png) ![m](assets/images/missing.png)\n")
+    assert images.read_images(body, entries) == {
+        "assets/images/hand.png": PNG, "assets/images/hand.dark.png": DARK_PNG,
+        "assets/images/paired.png": PNG, "assets/images/paired.dark.png": DARK_PNG}
+
+
 # -- light and dark on the page --------------------------------------------------------------------
 
 PAIRED = {"assets/images/tile.png", "assets/images/tile.dark.png"}
@@ -73,8 +87,9 @@ def test_an_image_with_a_dark_partner_shows_each_in_its_mode():
 def test_reference_images_and_a_leading_dot_slash_are_paired():
     body = "![A tile][t] and ![t]\n\n[t]: ./assets/images/tile.png\n"
     out = light_dark.pair(body, PAIRED)
-    assert out.count("![A tile](./assets/images/tile.png#only-light)![A tile](./assets/images/tile.dark.png#only-dark)") == 1
-    assert "![t](./assets/images/tile.png#only-light)![t](./assets/images/tile.dark.png#only-dark)" in out
+    light, dark = "./assets/images/tile.png#only-light", "./assets/images/tile.dark.png#only-dark"
+    assert out.startswith(f"![A tile]({light})![A tile]({dark}) and ")
+    assert f"![t]({light})![t]({dark})\n" in out
     assert out.endswith("[t]: ./assets/images/tile.png\n")
 
 
@@ -99,7 +114,8 @@ def _project(tmp_path: Path) -> Path:
     refused = _entry("Beta", "Beta's own diagram ![Beta diagram](assets/images/beta/diagram.png) and the "
                              "shared one ![Shared](assets/images/shared.png).\n", reviewer="pending")
     files = {"assets/images/alpha.png": PNG, "assets/images/alpha.dark.png": DARK_PNG,
-             "assets/images/shared.png": PNG + b"shared", "assets/images/raw.svg": b"<svg/>", "assets/images/code-only.png": PNG + b"code",
+             "assets/images/shared.png": PNG + b"shared", "assets/images/raw.svg": b"<svg/>",
+             "assets/images/code-only.png": PNG + b"code",
              "assets/images/beta/diagram.png": PNG + b"beta", "assets/images/beta/diagram.dark.png": DARK_PNG}
     return write_project(tmp_path, {"alpha": shown, "beta": refused}, files)
 
@@ -206,3 +222,10 @@ def test_check_warns_of_a_missing_image_and_one_outside_assets(tmp_path):
     assert "points to no file" in missing
     assert "alpha/pic.png" in outside and "does not publish it" in outside
     assert reports[0].publishable  # a warning, as a link to no entry is
+
+
+def test_check_warns_of_an_image_on_the_themes_favicon_path(tmp_path):
+    body = "![Icon](assets/images/favicon.png)\n"
+    project = write_project(tmp_path, {"alpha": _entry("Alpha", body)}, {"assets/images/favicon.png": PNG})
+    reports, _ = inspect(project / "entries")
+    assert [p.message for p in reports[0].problems if "theme" in p.message]
