@@ -1,7 +1,8 @@
 """The post-build leak check: does the site carry any trace of an entry the gate refused?
 
 Traces are what only that entry has: a file under its folder or its page, an image it
-links (or that image's dark partner) that no shown entry links, a link to its page, a search record, sitemap line or ``glossary.json`` item for it, its summary, a whole
+links (or that image's dark partner) that no shown entry links, a link to its page, a
+search record, sitemap line or ``glossary.json`` item for it, its summary, a whole
 paragraph of its body, and lines of its kernels.  Text that a shown entry also has never
 counts, so prose shared across entries cannot make a false report.
 """

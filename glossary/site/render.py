@@ -240,7 +240,8 @@ def render_entry(env: SandboxedEnvironment, model: PageModel, hidden: set[str] =
     ``catalog`` and ``by_day`` resolve the entry's lessons (``glossary.entries.lessons.resolve``).
     """
     context = page.entry_context(model, catalog or {}, by_day)
-    # The one value printed as it is: the author's Markdown, its figures rendered by glossary.figures.bind.
+    # The one value printed as it is: the author's Markdown, its figures rendered by glossary.figures.bind
+    # and its images paired for light and dark mode by glossary.site.images.
     context["page"]["body"] = verbatim(images.pair(unlink(context["page"]["body"], hidden), model.entry.image_files))
     context["page"]["devices"] = cite_imports(context["page"]["devices"], dict(model.import_sources))
     return _tidy(env.get_template("entry.md.j2").render(context))
