@@ -2,7 +2,7 @@
 
 ``inspect`` parses every entry on its own (one malformed entry does not hide
 the others), then runs each check and returns one ``EntryReport`` per entry:
-the schema, links, scaffold text, the publish gate, stale reviews, stale
+the schema, links, images, scaffold text, the publish gate, stale reviews, stale
 results, unbound figures and bound figures without data.  Nothing is printed
 here; the command line renders the reports.
 """
@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import Literal
 
 from glossary.verdicts import assess, gate, trust
+from glossary.verdicts.findings import body_first_line
 from glossary.figures import views
 from glossary.site import sitefiles
 from glossary.settings import GlossaryError, Settings
 from glossary.verdicts.review import Review
+from glossary.entries import images
 from glossary.entries.lead import lead_warning
 from glossary.entries.model import Entry, EntryError, parse_entry, related_problems
 from measure import store
@@ -153,6 +155,7 @@ def inspect(entries_dir: Path, only: list[str] | None = None, lint: bool = True,
         if report.entry is None or (only is not None and slug not in only):
             continue
         _check_links(report, set(reports), entries_dir)
+        _check_images(report, entries_dir)
         _check_lead(report)
         _check_results_and_review(report, policy, catalog)
         if unbound is not None:
@@ -177,6 +180,35 @@ def _check_links(report: EntryReport, known: set[str], entries_dir: Path) -> Non
         if match.group(1) not in known:
             report.problems.append(Problem("links", "warning", f"{entry.path}: the body links to "
                                                                f"{match.group(1)}.md, which is not an entry"))
+
+
+def _check_images(report: EntryReport, entries_dir: Path) -> None:
+    """A warning, as for a link to no entry, per image the body links that no reader would see: one
+    that points to no file, one outside ``assets/`` (never published) or one the build cannot read."""
+    entry = report.entry
+    first = body_first_line(entry)
+    seen = set()
+    for link in images.links(entry.body):
+        if link.target in seen:  # once per image, at its first link (a reference's use, then its definition)
+            continue
+        seen.add(link.target)
+        line = first + link.line - 1
+        where = f"{entry.path}:{line}: the image {link.target}"
+        path = link.published_path
+        file = entries_dir / (path or link.target.lstrip("/"))
+        if not file.is_file():
+            why = f"{where} points to no file (expected {file}); add it, or fix the link"
+        elif path is None:
+            why = (f"{where} lies outside {images.ASSETS}/, so the site does not publish it; move it to "
+                   f"{entries_dir / images.IMAGES_DIR}/ and link it as {images.IMAGES_DIR}/NAME.EXT")
+        elif path in images.THEME_FILES:
+            why = f"{where} is a file of the theme, which the site would replace with this image; rename it"
+        elif path not in entry.image_files:
+            why = (f"{where} is not published: it is a symbolic link, lies outside {entries_dir / images.ASSETS} "
+                   f"or is larger than {images.MAX_IMAGE_BYTES // (1024 * 1024)} MB")
+        else:
+            continue
+        report.problems.append(Problem("content", "warning", why, line))
 
 
 def _check_lead(report: EntryReport) -> None:

@@ -37,7 +37,7 @@ from measure import attest, store
 @click.pass_context
 def sign(ctx: click.Context, entries: tuple[str, ...], name: str, all_pending: bool, key_file: Path | None,
          passphrase_env: str | None, date: dt.datetime | None) -> None:
-    """Sign each ENTRY's review as NAME with NAME's key, bound to its text, kernels and recorded results.
+    """Sign each ENTRY's review as NAME with NAME's key, bound to its text, kernels, images and results.
 
     ENTRY is a slug, an entry file, a file in its folder, or a quoted glob of slugs or
     files ('copy-*', 'entries/t*.md'); --all-pending adds every entry whose review is not

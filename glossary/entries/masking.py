@@ -1,7 +1,9 @@
 """Code in an entry's Markdown: where fenced blocks and code spans are, and the text with them masked.
 
-Code is shown as typed, so the bound figures (``glossary.figures.bind``) and the prose checks
-(``glossary.verdicts.assess``) read the body with its code replaced by placeholders.
+Code is shown as typed, so the bound figures (``glossary.figures.bind``), the prose checks
+(``glossary.verdicts.assess``) and the image links (``glossary.entries.images``) read the body
+with its code replaced by placeholders.  It lives with the entries, the lowest stage, so each
+stage above can use it (the hand-typed-figure lint, ``glossary.entries.lint``, too).
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ and the key.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import difflib
 import hashlib
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
+from glossary.entries import images
 from glossary.entries.errors import EntryError, EntryErrors
 from glossary.entries.frontmatter import split_front_matter
 from glossary.entries.markdown_budget import markup_problem
@@ -159,6 +161,7 @@ class Entry:
     raw_meta: dict
     body: str
     kernel_files: dict[str, bytes] = field(default_factory=dict)
+    image_files: dict[str, bytes] = field(default_factory=dict)  # assets/... -> bytes (glossary.entries.images)
 
     @property
     def folder(self) -> Path:
@@ -196,10 +199,10 @@ def parse_entry(path: Path, entries_dir: Path, today: dt.date | None = None) -> 
         line, message = problem
         first = text.count("\n") - body.count("\n") + 1  # the body's first line in the file
         raise EntryError(path, "body", f"line {first + line}: {message}")
-    entry = Entry(slug=slug, path=path, meta=meta, raw_meta=data, body=body)
+    entry = Entry(slug=slug, path=path, meta=meta, raw_meta=data, body=body,
+                  image_files=images.read_images(body, entries_dir))
     if meta.measure is not None:
-        files = _read_measured_files(entry, entries_dir)
-        entry = Entry(slug=slug, path=path, meta=meta, raw_meta=data, body=body, kernel_files=files)
+        entry = dataclasses.replace(entry, kernel_files=_read_measured_files(entry, entries_dir))
     return entry
 
 

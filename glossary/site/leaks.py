@@ -1,7 +1,8 @@
 """The post-build leak check: does the site carry any trace of an entry the gate refused?
 
-Traces are what only that entry has: a file under its folder or its page, a link to its
-page, a search record, sitemap line or ``glossary.json`` item for it, its summary, a whole
+Traces are what only that entry has: a file under its folder or its page, an image it
+links (or that image's dark partner) that no shown entry links, a link to its page, a
+search record, sitemap line or ``glossary.json`` item for it, its summary, a whole
 paragraph of its body, and lines of its kernels.  Text that a shown entry also has never
 counts, so prose shared across entries cannot make a false report.
 """
@@ -14,6 +15,7 @@ import re
 import urllib.parse
 from pathlib import Path
 
+from glossary.entries import images
 from glossary.entries.model import Entry
 
 
@@ -49,6 +51,8 @@ class _Traces:
 
     def __init__(self, refused: list[Entry], shown: list[Entry]) -> None:
         self.slugs = {e.slug for e in refused}
+        shared = {path for e in shown for path in _images_of(e)}
+        self.images = {path: e.slug for e in refused for path in _images_of(e) if path not in shared}
         common = " ".join(_flat(t) for e in shown for t in (e.meta.summary, e.body, e.title))
         common += " " + " ".join(_flat(d.decode("utf-8", "replace")) for e in shown
                                  for d in e.kernel_files.values())
@@ -73,7 +77,10 @@ class _Traces:
 
     def in_path(self, rel: str) -> str | None:
         slug = self._slug_of_path(rel)
-        return f"a file of refused entry '{slug}'" if slug else None
+        if slug:
+            return f"a file of refused entry '{slug}'"
+        slug = self.images.get(rel)
+        return f"an image only refused entry '{slug}' links" if slug else None
 
     def in_content(self, rel: str, content: str) -> str | None:
         if rel.endswith(".html") or rel.endswith(".svg"):
@@ -115,6 +122,11 @@ class _Traces:
             if isinstance(item, dict) and item.get("slug") in self.slugs:
                 return f"an item for refused entry '{item['slug']}'"
         return None
+
+
+def _images_of(entry: Entry) -> set[str]:
+    """Docs-relative paths of the images an entry links and the dark partners it read (its published images)."""
+    return set(images.asset_images(entry.body)) | set(entry.image_files)
 
 
 def _flat(text: str) -> str:

@@ -29,7 +29,7 @@ import jinja2
 import jinja2.filters
 from jinja2.sandbox import SandboxedEnvironment
 
-from glossary.site import counts, export, tags, tooltips
+from glossary.site import counts, export, images, tags, tooltips
 from glossary.figures import fmt
 from glossary.figures.fmt import CONTROLS, one_line, plain_text
 from glossary.site import page
@@ -240,8 +240,9 @@ def render_entry(env: SandboxedEnvironment, model: PageModel, hidden: set[str] =
     ``catalog`` and ``by_day`` resolve the entry's lessons (``glossary.entries.lessons.resolve``).
     """
     context = page.entry_context(model, catalog or {}, by_day)
-    # The one value printed as it is: the author's Markdown, its figures rendered by glossary.figures.bind.
-    context["page"]["body"] = verbatim(unlink(context["page"]["body"], hidden))
+    # The one value printed as it is: the author's Markdown, its figures rendered by glossary.figures.bind
+    # and its images paired for light and dark mode by glossary.site.images.
+    context["page"]["body"] = verbatim(images.pair(unlink(context["page"]["body"], hidden), model.entry.image_files))
     context["page"]["devices"] = cite_imports(context["page"]["devices"], dict(model.import_sources))
     return _tidy(env.get_template("entry.md.j2").render(context))
 

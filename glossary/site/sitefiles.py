@@ -4,7 +4,8 @@ The site holds the home page, the shown entries' pages, the assets that
 ``mkdocs.yml`` names or a shown entry's body links, and files made here from
 the shown entries only: each entry's declared files (its kernels and reference,
 the bytes that were read, checked to lie in its folder and hashed into the
-review), its results re-serialised from the validated data (never copied
+review), the images its body links and their dark partners (``glossary.entries.images``:
+read with the entry and hashed into the review too), its results re-serialised from the validated data (never copied
 raw), its plots, the tag pages and ``glossary.json``.  Every other file under
 ``entries/`` is left out, and ``stray_files`` names it so the build and
 `glossary check` can say so.  Nothing here follows a symbolic link.
@@ -19,6 +20,7 @@ from typing import Callable
 
 import jinja2
 
+from glossary.entries import images
 from glossary.site import export, page, plots, tags
 from glossary.verdicts import trust
 from glossary.figures.views import DeviceView
@@ -45,11 +47,12 @@ def generated(models: list[PageModel], templates, directory_urls: bool = True,
     ``templates`` is the build's template environment (or the templates folder, for one of
     its own); ``plot`` draws one device's SVG; the build passes a ``plots.PlotCache``'s ``svg``.
     ``results`` (slug -> device key -> validated result data) adds each shown
-    entry's result files; the entries' declared files always come along.
+    entry's result files; the entries' declared files and images always come along.
     """
     out: dict[str, str | bytes] = {}
     for model in models:
         out.update(declared_files(model.entry))
+        out.update(model.entry.image_files)
         out.update(result_files(model.entry.slug, (results or {}).get(model.entry.slug, {})))
     for model in models:
         for view in model.devices:
@@ -77,13 +80,16 @@ def published_sources(models: list[PageModel], named_assets: list[str]) -> set[s
 
     The home page, each shown entry's page, the assets ``mkdocs.yml`` names
     (``extra_css``, ``extra_javascript``), the assets a shown entry's body links and the assets its
-    imported results cite as their source (``imported_from_url``).
+    imported results cite as their source (``imported_from_url``).  Images are not among them:
+    ``generated`` publishes the bytes each shown entry read and its review covers.
     """
     keep = {INDEX}
     keep.update(a for a in named_assets if a.startswith(f"{ASSETS}/"))
     for model in models:
         keep.add(f"{model.entry.slug}.md")
-        keep.update(m.group(1) for m in _ASSET_LINK.finditer(model.entry.body) if ".." not in m.group(1))
+        # images come as the bytes the entry read and the review covers (generated), never from disk again
+        keep.update(m.group(1) for m in _ASSET_LINK.finditer(model.entry.body)
+                    if ".." not in m.group(1) and not images.is_image(m.group(1)))
         keep.update(url for _, url in model.import_sources if url.startswith(f"{ASSETS}/") and ".." not in url)
     return keep
 

@@ -4,7 +4,7 @@
 ``reviewed_on`` and ``review_fingerprint``.  The fingerprint is compound, so a
 stale review can say *what* changed since it was signed::
 
-    v2:fm=<12 hex>,body=<12 hex>,kernels=<12 hex>,results=<12 hex>
+    v2:fm=<12 hex>,body=<12 hex>,kernels=<12 hex>,results=<12 hex>[,images=<12 hex>]
 
 Each part is the first 12 hex digits of a SHA-256 over:
 
@@ -23,6 +23,11 @@ results   every recorded result file of the entry, whole, as canonical JSON:
           ``glossary.json`` are made from, ``last_failure`` included (the page
           shows it).  A file added, removed or changed after signing voids the
           review.
+images    only where the body links images (``glossary.entries.images``): every image
+          under ``assets/`` it links and each one's dark partner, by path, length and
+          bytes (a linked file that is missing by path alone): exactly the files the
+          site publishes for it.  The part is left out for an entry without images,
+          so their fingerprints are those of the four parts above.
 
 Format v1 left out the reviewer, the date and ``last_failure``; a v1 review is
 stale and must be signed again.
@@ -43,17 +48,20 @@ from typing import Any, Literal
 
 
 from glossary.verdicts.gate import is_real_name, name_problem, same_person
-from glossary.entries import frontmatter
+from glossary.entries import frontmatter, images
 from glossary.entries.errors import EntryError
 from glossary.entries.frontmatter import FRONT_MATTER_RE, split_front_matter
-from glossary.entries.model import Entry
+from glossary.entries.model import Entry, display_path
 from measure.results import Result
 
 REVIEW_KEYS = ("reviewer", "reviewed_on", "review_fingerprint")  # the keys `glossary sign` writes
 UNSIGNED_KEYS = ("review_fingerprint",)  # the only front-matter the fingerprint cannot cover: itself
 FORMAT = "v2"
-PARTS = {"fm": "front-matter", "body": "body", "kernels": "kernel sources", "results": "recorded results"}
-_FINGERPRINT_RE = re.compile(r"^(v\d+):" + ",".join(f"{p}=([0-9a-f]{{12}})" for p in PARTS) + "$")
+PARTS = {"fm": "front-matter", "body": "body", "kernels": "kernel sources", "results": "recorded results",
+         "images": "images"}
+OPTIONAL_PARTS = ("images",)  # written only where the entry has one (an entry without images has no images part)
+_FINGERPRINT_RE = re.compile(r"^(v\d+):" + ",".join(f"{p}=([0-9a-f]{{12}})" for p in PARTS if p not in OPTIONAL_PARTS)
+                             + "".join(f"(?:,{p}=([0-9a-f]{{12}}))?" for p in OPTIONAL_PARTS) + "$")
 
 
 class ReviewError(Exception):
@@ -97,7 +105,22 @@ def compute_review_fingerprint(entry: Entry, results: dict[str, Result], catalog
         "kernels": _part("kernels", kernels),
         "results": _part("results", _canonical({k: r.plain() for k, r in results.items()})),
     }
+    shown_images = _image_paths(entry)
+    if shown_images:
+        parts["images"] = _part("images", b"".join(_file_record(p, entry.image_files.get(p)) for p in shown_images))
     return f"{FORMAT}:" + ",".join(f"{k}={v}" for k, v in parts.items())
+
+
+def _image_paths(entry: Entry) -> list[str]:
+    """The images the fingerprint covers: those the body links under ``assets/`` and the dark partners read."""
+    return sorted(set(images.asset_images(entry.body)) | set(getattr(entry, "image_files", {})))
+
+
+def _file_record(name: str, data: bytes | None) -> bytes:
+    """A file by name, length and bytes, as the kernels part has them; a missing file by name alone."""
+    if data is None:
+        return f"{name}\0missing\0".encode()
+    return f"{name}\0{len(data)}\0".encode() + data
 
 
 def _catalogue_lines(entry: Entry, catalog: dict) -> dict[str, list]:
@@ -111,7 +134,7 @@ def parse_fingerprint(text: str | None) -> tuple[str, dict[str, str]] | None:
     match = _FINGERPRINT_RE.match((text or "").strip())
     if not match:
         return None
-    return match.group(1), dict(zip(PARTS, match.groups()[1:]))
+    return match.group(1), {p: h for p, h in zip(PARTS, match.groups()[1:]) if h is not None}
 
 
 def short_fingerprint(fingerprint: str) -> str:
@@ -128,7 +151,7 @@ def diff_review(old: str, new: str) -> list[str]:
         return [f"review fingerprint (it is not one `glossary sign` writes: {old!r})"]
     if before[0] != after[0]:
         return [f"fingerprint format ({before[0]}, now {after[0]})"]
-    return [PARTS[p] for p in PARTS if before[1][p] != after[1][p]]
+    return [PARTS[p] for p in PARTS if before[1].get(p) != after[1].get(p)]
 
 
 # -- the state of an entry's review -------------------------------------------------
@@ -177,8 +200,15 @@ def review_of(entry: Entry, results: dict[str, Result], catalog: dict | None = N
         return Review(status="none", **common)
     if not (meta.review_fingerprint or "").strip():
         return Review(status="unsigned", **common)
-    changed = tuple(diff_review(meta.review_fingerprint, current))
+    changed = tuple(_name_images(diff_review(meta.review_fingerprint, current), entry))
     return Review(status="stale" if changed else "current", changed=changed, **common)
+
+
+def _name_images(changed: list[str], entry: Entry) -> list[str]:
+    """The changed parts in words, the images part naming the image files it covers."""
+    paths = _image_paths(entry)
+    named = f"images ({', '.join(display_path(entry.path.parent / p) for p in paths)})" if paths else "images"
+    return [named if part == PARTS["images"] else part for part in changed]
 
 
 def _join(items: tuple[str, ...] | list[str]) -> str:
