@@ -213,7 +213,7 @@ def test_code_figures_links_and_images_survive_import_and_build(imported, previe
             if not src.startswith(("http:", "https:", "data:")) and not (path.parent / src.split("#")[0]).is_file():
                 broken.append(f"{slug}: {src}")
     assert broken == []
-    shown = {Path(src).name for path in page.values()
+    shown = {Path(src.split("#")[0]).name for path in page.values()
              for src in re.findall(r'<img[^>]*\ssrc="([^"]+)"', path.read_text(encoding="utf-8"))}
     assert {p.name for p in (corpus.CORPUS / "images").glob("*.svg") if ".dark." not in p.name} <= shown
 
@@ -223,6 +223,8 @@ def test_the_dark_partner_of_an_image_is_published(imported, preview):
     assert run.returncode == 0, run.stderr[-4000:]
     assert (imported.entries / "assets" / "images" / "memory-hierarchy.dark.svg").is_file()  # the import copied it
     assert list(site.rglob("memory-hierarchy.dark.svg")), "the build did not publish the dark partner"
+    slug = imported.slug(corpus.terms()["memory-hierarchy"])
+    assert "memory-hierarchy.dark.svg" in (site / slug / "index.html").read_text(encoding="utf-8")
 
 
 # -- 3. tooltips on the links that name their term ------------------------------------------
