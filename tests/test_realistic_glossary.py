@@ -206,6 +206,13 @@ def test_code_figures_links_and_images_survive_import_and_build(imported, previe
     bad = {slug: [m.group(0) for m in re.finditer(r'href="[^"#]*\.md(?:#[^"]*)?"|href="[^"]*tensor-memory-accelerator',
                                                   path.read_text(encoding="utf-8"))] for slug, path in page.items()}
     assert {slug: hrefs for slug, hrefs in bad.items() if hrefs} == {}
+    # a link with an #anchor reaches a heading of the target page
+    anchored = [link for link in corpus.term_links() if link.anchor]
+    assert anchored
+    for link in anchored:
+        source, target = (imported.slug(corpus.terms()[s]) for s in (link.source, link.target))
+        assert f'href="../{target}/#{link.anchor}"' in page[link.source].read_text(encoding="utf-8"), link
+        assert f'id="{link.anchor}"' in page[link.target].read_text(encoding="utf-8"), link
     # images: every <img> of a term page resolves to a file of the site
     broken = []
     for slug, path in page.items():
