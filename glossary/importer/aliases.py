@@ -54,6 +54,17 @@ def _generic(text: str) -> bool:
     return all(w in GENERIC_WORDS for w in re.findall(r"\w+", text.casefold()))
 
 
+def _title_parts(named: list[Named]) -> dict[str, set[str]]:
+    """Every run of up to MAX_ALIAS_WORDS words of each title (lower case) -> the slugs whose title holds it."""
+    parts: dict[str, set[str]] = {}
+    for n in named:
+        words = re.findall(r"[\w'-]+", n.title.lower())
+        for i in range(len(words)):
+            for j in range(i + 1, min(len(words), i + MAX_ALIAS_WORDS) + 1):
+                parts.setdefault(" ".join(words[i:j]), set()).add(n.slug)
+    return parts
+
+
 def choose(named: list[Named], uses: dict[str, list[str]]) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """(new aliases per slug, most used first; what was left out per slug, as sentences).
 
@@ -67,6 +78,7 @@ def choose(named: list[Named], uses: dict[str, list[str]]) -> tuple[dict[str, li
     own = {n.slug: list(n.spellings) for n in named}
     new: dict[str, list[str]] = {slug: [] for slug in by_slug}
     left: dict[str, list[str]] = {slug: [] for slug in by_slug}
+    parts = _title_parts(named)
     claimed: dict[str, str] = {}  # a spelling's tooltip key -> the slug that has it
     ranked = []
     for slug, texts in uses.items():
@@ -92,6 +104,12 @@ def choose(named: list[Named], uses: dict[str, list[str]]) -> tuple[dict[str, li
         other = _covers(everyone, text)
         if other is not None and other.slug != slug:
             left[slug].append(f"{uses_said}: it is the name of another term ({other.slug})")
+            continue
+        inside = [other for form in _terms(slug, [text])[0].forms for other in parts.get(form.lower(), ())
+                  if other != slug]
+        if inside:
+            left[slug].append(f"{uses_said}: it is part of another term's name ({inside[0]}), so it would "
+                              f"take that term's prose too")
             continue
         key = text if is_acronym(text) else text.lower()
         if claimed.get(key, slug) != slug:

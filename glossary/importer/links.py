@@ -80,7 +80,8 @@ class TermLinks:
     targets: Targets
     images: Images
     report: FileReport
-    uses: list[tuple[str, str]] = field(default_factory=list)  # (plain link text, slug), in link order
+    uses: list[tuple[str, str]] = field(default_factory=list)  # (plain link text, slug) of links to a whole term
+    related: list[str] = field(default_factory=list)  # every term linked to, anchored or not, in link order
     defs: dict[str, str] = field(default_factory=dict)
     counting: bool = True  # False on a pass whose output is dropped (the sentence that became the summary)
 
@@ -103,7 +104,9 @@ class TermLinks:
         if kind in ("external", "anchor"):
             return link.raw
         if kind == "term":
-            self.uses.append((plain_text(link.text), slug))
+            self.related.append(slug)
+            if not anchor:  # a link to a part of the term names the part, not the term
+                self.uses.append((plain_text(link.text), slug))
             if link.kind == "ref":
                 return link.raw  # its definition line is rewritten
             self._count()

@@ -7,11 +7,12 @@ rendered, parsed back by the strict entry parser, and written atomically.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 from glossary.entries.lead import without_repeated_lead
-from glossary.entries.model import (MAX_RELATED, MAX_SUMMARY_CHARS, MAX_TAG_CHARS, MAX_TAGS, RESERVED_SLUGS, TAG_RE)
+from glossary.entries.model import (MAX_ALIASES, MAX_RELATED, MAX_SUMMARY_CHARS, MAX_TAG_CHARS, MAX_TAGS, RESERVED_SLUGS, TAG_RE)
 from glossary.entries.scaffold import slugify
 from glossary.importer import aliases
 from glossary.importer.assets import Images
@@ -153,7 +154,7 @@ def _draft(term: SourceTerm, targets: Targets, images: Images) -> tuple[Draft, l
             term.report.note("related", f"related {written!r} names no term of the imported folder; left out")
         elif slug != term.slug and slug not in related:
             related.append(slug)
-    for _, slug in links.uses:
+    for slug in links.related:
         if slug != term.slug and slug not in related:
             related.append(slug)
     if len(related) > MAX_RELATED:
@@ -162,8 +163,25 @@ def _draft(term: SourceTerm, targets: Targets, images: Images) -> tuple[Draft, l
         related = related[:MAX_RELATED]
     draft = Draft(slug=term.slug, source=term.rel, title=term.title, summary=summary, body=body,
                   related=related, tags=_tags(term), abbreviations=term.abbreviations,
-                  aliases=list(term.aliases), sources=term.sources)
+                  aliases=list(term.aliases) + _question_alias(term), sources=term.sources)
     return draft, links.uses
+
+
+_QUESTION = re.compile(r"(?i)^(?:what|how|why|when|which|who)\b.*\?$")
+
+
+def _question_alias(term: SourceTerm) -> list[str]:
+    """For a question-style title ("What is a warp?"), the term's name from its file name ("warp"):
+    prose says "warp", never the question, so the name becomes an alias (and the report says so)."""
+    if not _QUESTION.match(term.title):
+        return []
+    name = " ".join(re.split(r"[-_\s]+", term.rel.rsplit("/", 1)[-1].rsplit(".", 1)[0])).strip()
+    spellings = [term.title, *term.abbreviations, *term.aliases]
+    if not name or any(s.casefold() == name.casefold() for s in spellings) or len(term.aliases) >= MAX_ALIASES:
+        return []
+    term.report.note("aliases", f"the title is a question; its file name gives the term's name {name!r}, "
+                                f"added as an alias so prose that says it gets the tooltip")
+    return [name]
 
 
 def _add_aliases(terms: list[SourceTerm], drafts: list[Draft], links: list[list[tuple[str, str]]]) -> None:
