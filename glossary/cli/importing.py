@@ -31,11 +31,14 @@ def import_(ctx: click.Context, source: Path, dry_run: bool, report_file: Path |
     Each term becomes entries/<slug>.md with author and reviewer 'pending'; links between terms,
     images, the first sentence (the summary), section folders (tags) and link texts (aliases)
     are mapped as docs/maintainers/importing.md describes. Exits 1 when a term could not be
-    imported, 2 when DIR is not a folder.
+    imported, 2 when DIR or the entries folder is not there.
     """
     if not source.is_dir():
         raise click.UsageError(f"no folder to import at {source}", ctx=ctx)
     entries_dir = entries_dir_of(ctx)
+    if not entries_dir.is_dir():
+        raise click.UsageError(f"no entries folder at {entries_dir}; run from the repository root or pass "
+                               f"--entries DIR", ctx=ctx)
     out = console()
     progress = None
     if not as_json and out.is_terminal:

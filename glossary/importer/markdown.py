@@ -86,9 +86,9 @@ def first_paragraph(body: str) -> tuple[int, int] | None:
 
 
 def _protected(text: str) -> list[tuple[int, int]]:
-    """Ranges of ``text`` where a '.' never ends a sentence: code, link destinations, tags."""
+    """Ranges of ``text`` where a '.' never ends a sentence: code, links and images, HTML tags."""
     ranges = list(code_regions(text))
-    ranges += [(m.start("dest"), m.end("dest")) for m in _LINKS.finditer(text) if m.group("dest") is not None]
+    ranges += [(m.start(), m.end()) for m in _LINKS.finditer(text)]
     ranges += [(m.start(), m.end()) for m in re.finditer(r"<[^<>\n]*>", text)]
     return sorted(ranges)
 
@@ -99,8 +99,8 @@ def sentence_end(text: str) -> int | None:
 
     A sentence ends at '.', '!' or '?' (with closing quotes, brackets or emphasis) followed by
     the paragraph's end, or by a space and a capital, a digit or an opening mark.  Not at
-    "e.g.", "i.e.", "vs.", "Fig. 2" (ABBREVIATIONS), nor inside a decimal (3.35), code, a link's
-    destination or an HTML tag."""
+    "e.g.", "i.e.", "vs.", "Fig. 2" (ABBREVIATIONS), nor inside a decimal (3.35), code, a link
+    or an HTML tag."""
     protected = _protected(text)
     at = 0  # the protected range to compare with: candidates come left to right
     for match in _SENTENCE_END.finditer(text):

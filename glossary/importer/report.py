@@ -73,6 +73,10 @@ class ImportReport:
     files: list[FileReport] = field(default_factory=list)
     general: list[Note] = field(default_factory=list)
 
+    def note(self, kind: str, message: str, severity: Severity = "info") -> None:
+        """A note about the whole folder (links to folders, caps), not one file."""
+        self.general.append(Note(kind, message, severity))
+
     @property
     def imported(self) -> list[FileReport]:
         return [f for f in self.files if f.imported]
