@@ -397,3 +397,16 @@ def test_hostile_markup_is_bounded_work(tmp_path):
     started = time.monotonic()
     import_glossary(write_tree(tmp_path / "src", files), tmp_path / "entries")
     assert time.monotonic() - started < 10
+
+
+def test_reference_links_resolve_through_their_definitions(tmp_path):
+    src = write_tree(tmp_path / "src", {
+        "s/warp.md": "---\ntitle: Warp\n---\nA warp is a group of threads.\n",
+        "s/lane.md": "---\ntitle: Lane\n---\nA lane is one thread of a [warp][w].\n\nSee the [group][w] and "
+                     "[gone][g].\n\n[w]: warp.md#top\n[g]: ../elsewhere/gone.md\n"})
+    report = import_glossary(src, tmp_path / "entries")
+    lane = entry(tmp_path / "entries", "lane")
+    assert list(lane.meta.related) == ["warp"]
+    assert "See the [group][w] and gone." in lane.body and "[w]: warp.md#top" in lane.body
+    assert "gone.md" not in lane.body
+    assert any("gone.md" in n for n in notes(report, "s/lane.md", "links"))

@@ -32,6 +32,7 @@ _ALT = re.compile(r"""\balt[ \t]*=[ \t]*("[^"]*"|'[^']*'|[^\s"'<>]+)""", re.I)
 ABBREVIATIONS = frozenset("eg ie vs cf fig figs eq eqs approx no nos sec ch al ref refs resp incl esp viz "
                           "mr dr ms st vol pp ca".split())
 _SENTENCE_END = re.compile(r"[.!?]+")
+_SPACES = re.compile(r"\s*")
 _CLOSERS = "*_`'\")]\u2019\u201d"
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)\Z")
 _NOT_PROSE = re.compile(r"(?:#|```|~~~|!!!|\?\?\?|<|\||>|[-*+][ \t]|\d+[.)][ \t]|\{|    |\t|\[\^|\*\[)")
@@ -114,13 +115,14 @@ def sentence_end(text: str) -> int | None:
             end += 1
         if end < len(text) and not text[end].isspace():
             continue
-        rest = text[end:].lstrip()
-        if rest and not (rest[0].isupper() or rest[0].isdigit() or rest[0] in "[`*_\"'(<\u2018\u201c!"):
+        after = _SPACES.match(text, end).end()
+        nxt = text[after:after + 1]
+        if nxt and not (nxt.isupper() or nxt.isdigit() or nxt in "[`*_\"'(<\u2018\u201c!"):
             continue
         word = _WORD_BEFORE.search(text, max(0, pos - 24), pos) if text[pos] == "." else None
-        if word and word.group(1).replace(".", "").lower() in ABBREVIATIONS and rest:
+        if word and word.group(1).replace(".", "").lower() in ABBREVIATIONS and nxt:
             continue
-        return len(text) - len(rest)
+        return after
     return None
 
 

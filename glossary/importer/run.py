@@ -119,9 +119,8 @@ def _summary(term: SourceTerm, links: TermLinks) -> tuple[str, str]:
         return todo, body
     start, stop = para
     end = sentence_end(body[start:stop])
-    if end is None:
-        end = stop - start
-        term.report.note("summary", "the first paragraph has no sentence end; all of it became the summary")
+    whole = end is None
+    end = stop - start if whole else end
     sentence = body[start:start + end]
     summary = plain_text(sentence)
     if not summary:
@@ -132,6 +131,8 @@ def _summary(term: SourceTerm, links: TermLinks) -> tuple[str, str]:
                                     f"{MAX_SUMMARY_CHARS} a summary may have; it stays in the body and the "
                                     f"summary is a TODO to write")
         return todo, body
+    if whole:
+        term.report.note("summary", "the first paragraph has no sentence end; all of it became the summary")
     links.run(sentence, counting=False)  # the terms it links to count for related and aliases
     rest = body[start + end:]
     if start + end >= stop:
