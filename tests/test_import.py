@@ -410,3 +410,23 @@ def test_reference_links_resolve_through_their_definitions(tmp_path):
     assert "See the [group][w] and gone." in lane.body and "[w]: warp.md#top" in lane.body
     assert "gone.md" not in lane.body
     assert any("gone.md" in n for n in notes(report, "s/lane.md", "links"))
+
+
+def test_a_question_in_the_file_name_gives_the_asked_term_as_alias(tmp_path):
+    src = write_tree(tmp_path / "src", {
+        "p/what-is-occupancy.md": '---\ntitle: "What is occupancy?"\n---\nOccupancy is a ratio.\n',
+        "p/what-are-tensor-cores.md": '---\ntitle: "What are tensor cores?"\n---\nTensor cores multiply tiles.\n',
+        "p/comments.md": "---\n# only a comment\n---\n# Comments\n\nComments are notes.\n"})
+    import_glossary(src, tmp_path / "entries")
+    assert list(entry(tmp_path / "entries", "what-is-occupancy").meta.aliases) == ["occupancy"]
+    assert list(entry(tmp_path / "entries", "what-are-tensor-cores").meta.aliases) == ["tensor core"]
+    assert entry(tmp_path / "entries", "comments").meta.summary == "Comments are notes."
+
+
+def test_links_to_entries_imported_earlier_resolve(tmp_path):
+    entries = tmp_path / "entries"
+    import_glossary(write_tree(tmp_path / "a", {"core/warp.md": "---\ntitle: Warp\n---\nA warp is 32 threads.\n"}),
+                    entries)
+    import_glossary(write_tree(tmp_path / "b", {"perf/occupancy.md": "---\ntitle: Occupancy\n---\nOccupancy "
+                                                "counts [warps](../core/warp.md).\n"}), entries)
+    assert list(entry(entries, "occupancy").meta.related) == ["warp"]

@@ -24,9 +24,11 @@ _PAGE_SUFFIXES = (".md", ".markdown", ".html", ".htm")
 
 
 class Targets:
-    """The folder's terms by path: resolves a link's destination to a term's slug."""
+    """The folder's terms by path (and the entries already there, by slug): resolves a link's
+    destination to a term's slug."""
 
-    def __init__(self, slugs_by_rel: dict[str, str]) -> None:
+    def __init__(self, slugs_by_rel: dict[str, str], existing: set[str] | frozenset[str] = frozenset()) -> None:
+        self.existing = set(existing)  # slugs of entries already in the entries folder
         self.by_path = {_page_key(rel): slug for rel, slug in slugs_by_rel.items()}
         by_stem: dict[str, set[str]] = {}
         for rel, slug in slugs_by_rel.items():
@@ -56,6 +58,8 @@ class Targets:
         slug = self.by_path.get(_page_key(joined))
         if slug is None:
             slug = self.by_stem.get(slugify(PurePosixPath(_page_key(joined)).name))
+        if slug is None and slugify(PurePosixPath(_page_key(joined)).name) in self.existing:
+            slug = slugify(PurePosixPath(_page_key(joined)).name)  # imported earlier: section by section
         return ("term", slug, anchor) if slug else ("missing", None, anchor)
 
 

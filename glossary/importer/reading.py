@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from glossary.entries.errors import EntryError
-from glossary.entries.frontmatter import split_front_matter
+from glossary.entries.frontmatter import FRONT_MATTER_RE, split_front_matter
 from glossary.entries.markdown_budget import markup_problem
 from glossary.entries.model import (CLOCK_SLACK, MAX_ABBREVIATION_CHARS, MAX_ABBREVIATIONS, MAX_ALIASES,
                                     MAX_ENTRY_BYTES, MAX_SOURCES, MAX_SUMMARY_CHARS, MAX_TITLE_CHARS, Source)
@@ -122,10 +122,17 @@ def read_term(path: Path, rel: str, report: FileReport) -> SourceTerm | None:
         try:
             meta, body = split_front_matter(text, rel)
         except EntryError as err:
+            empty = FRONT_MATTER_RE.match(text) if err.message.startswith("the front-matter is empty") else None
+            if empty:  # only comments: no keys to map
+                return _term(path, rel, {}, text[empty.end():], report)
             report.fail("front-matter", err.message if err.key == "" else f"key '{err.key}': {err.message}")
             return None
     else:
         body = text
+    return _term(path, rel, meta, body, report)
+
+
+def _term(path: Path, rel: str, meta: dict, body: str, report: FileReport) -> SourceTerm | None:
     problem = markup_problem(body)
     if problem:
         report.fail("file", f"body line {problem[0] + 1}: {problem[1]}")

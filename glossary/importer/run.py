@@ -41,7 +41,8 @@ def import_glossary(src: Path, entries_dir: Path, *, dry_run: bool = False, over
     report = ImportReport(source_dir=src, entries_dir=entries_dir, dry_run=dry_run)
     terms = read_terms(src, report)
     writable = _name(terms, entries_dir, overwrite)
-    targets = Targets({t.rel: t.slug for t in terms})
+    existing = {p.stem for p in entries_dir.glob("*.md")} if entries_dir.is_dir() else set()
+    targets = Targets({t.rel: t.slug for t in terms}, existing)
     images = Images(src, entries_dir, dry_run)
     drafted = [_draft(t, targets, images) for t in terms]
     drafts = [d for d, _ in drafted]
@@ -147,7 +148,7 @@ def _draft(term: SourceTerm, targets: Targets, images: Images) -> tuple[Draft, l
     body = links.run(body)
     if template_syntax(body):
         term.report.note("links", "the prose holds '{{', '{%' or '{#' outside code, which the build reads as "
-                                  "a figure expression: put it in a code span or remove it")
+                                  "template code (a figure): check each one, or put it in a code span")
     related: list[str] = []
     for written in term.related:
         kind, slug, _ = targets.resolve(written, term.rel)
@@ -169,20 +170,35 @@ def _draft(term: SourceTerm, targets: Targets, images: Images) -> tuple[Draft, l
 
 
 _QUESTION = re.compile(r"(?i)^(?:what|how|why|when|which|who)\b.*\?$")
+_WHAT_IS = re.compile(r"(?i)^(?:what|who)\s+(is|are)\s+(?:(?:a|an|the)\s+)?(.+?)\s*\?$")
 
 
 def _question_alias(term: SourceTerm) -> list[str]:
-    """For a question-style title ("What is a warp?"), the term's name from its file name ("warp"):
-    prose says "warp", never the question, so the name becomes an alias (and the report says so)."""
+    """For a question-style title, the term's name: the file name in words ("warp.md" for "What is a
+    warp?"), or where the file name is the question too, what the question asks about ("What is
+    occupancy?" -> "occupancy").  Prose says the name, never the question, so it becomes an alias."""
     if not _QUESTION.match(term.title):
         return []
     name = " ".join(re.split(r"[-_\s]+", term.rel.rsplit("/", 1)[-1].rsplit(".", 1)[0])).strip()
+    where = "its file name"
+    if _QUESTION.match(name + "?"):
+        asked = _WHAT_IS.match(term.title)
+        name, where = ("", "") if asked is None else (_singular(asked.group(2)) if asked.group(1).lower() == "are"
+                                                       else asked.group(2), "the question")
     spellings = [term.title, *term.abbreviations, *term.aliases]
     if not name or any(s.casefold() == name.casefold() for s in spellings) or len(term.aliases) >= MAX_ALIASES:
         return []
-    term.report.note("aliases", f"the title is a question; its file name gives the term's name {name!r}, "
-                                f"added as an alias so prose that says it gets the tooltip")
+    term.report.note("aliases", f"the title is a question; {where} gives the term's name {name!r}, added as an "
+                                f"alias so prose that says it gets the tooltip")
     return [name]
+
+
+def _singular(words: str) -> str:
+    """'tensor cores' -> 'tensor core', 'caches' -> 'cache', 'latencies' -> 'latency' (the last word)."""
+    for plural, one in (("ies", "y"), ("sses", "ss"), ("ches", "ch"), ("shes", "sh"), ("xes", "x"), ("s", "")):
+        if words.endswith(plural) and not words.endswith("ss"):
+            return words[:-len(plural)] + one
+    return words
 
 
 def _add_aliases(terms: list[SourceTerm], drafts: list[Draft], links: list[list[tuple[str, str]]]) -> None:
