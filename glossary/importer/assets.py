@@ -19,6 +19,8 @@ from measure.store import write_bytes_atomic
 
 IMAGES = "assets/images"  # under the entries folder; pages link to it as written here
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".avif")
+# Files the theme itself puts in assets/images/ (Material's favicon): an image of that name is prefixed.
+THEME_IMAGES = ("favicon.png",)
 # A figure is tens of kilobytes; a photograph a few megabytes.
 MAX_IMAGE_BYTES = 10 * 1024 * 1024
 
@@ -94,7 +96,7 @@ class Images:
         name = re.sub(r"[^A-Za-z0-9._-]+", "-", name).lstrip(".-") or "image"
         candidates = [name, f"{slug}-{name}"] + [f"{slug}-{i}-{name}" for i in range(2, 1000)]
         for candidate in candidates:
-            if self._holds(candidate, data) is not False:
+            if candidate.lower() not in THEME_IMAGES and self._holds(candidate, data) is not False:
                 return candidate
         return f"{slug}-{len(self.placed)}-{name}"
 
