@@ -3,8 +3,9 @@
 Tooltips (``glossary.site.tooltips``) match a term's title, abbreviations and aliases in any case
 and in the plural.  Prose that linked "[SMs](streaming-multiprocessor.md)" in the old glossary
 loses the link's meaning unless "SMs" matches too, so each text others link a term with becomes
-one of its aliases where it is a plausible name and no spelling matches it yet.  Matching is
-asked of the tooltips' own ``Matcher``, so "what matches" here and on the site are one rule.
+one of its aliases where it is a plausible name and no spelling matches it yet.  A spelling's
+forms come from the tooltips' own ``Term.forms`` (case, plurals, acronyms), so "what matches"
+here and on the site are one rule.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from glossary.entries.model import MAX_ABBREVIATION_CHARS, MAX_ALIASES
-from glossary.site.tooltips import Matcher, Term, is_acronym
+from glossary.site.tooltips import Term, is_acronym
 
 MAX_ALIAS_WORDS = 4
 # Link texts that say where, not what: a text made only of these words is no name ("here",
@@ -36,16 +37,27 @@ class Named:
     aliases: int = 0  # how many of them are aliases: new ones fill up to MAX_ALIASES
 
 
-def _terms(slug: str, spellings) -> list[Term]:
-    return [Term(slug, s, "", is_acronym(s)) for s in spellings if s.strip()]
+class _Forms:
+    """Every spelling's forms as the tooltips match them (``Term.forms``: the spelling and its
+    plurals, in lower case unless it is an acronym) -> the slugs that have it.  A text is a term's
+    name where one of its forms is all of the text, so the look-up is one dictionary access."""
 
+    def __init__(self) -> None:
+        self.exact: dict[str, set[str]] = {}
+        self.any_case: dict[str, set[str]] = {}
 
-def _covers(matcher: Matcher, text: str) -> Term | None:
-    """The term whose spelling is all of ``text`` (as tooltips match: any case, plurals), or None."""
-    found = list(matcher.scan(text))
-    if len(found) == 1 and found[0][0] == 0 and found[0][1] == len(text):
-        return found[0][3]
-    return None
+    def add(self, slug: str, spelling: str) -> None:
+        spelling = " ".join(spelling.split())
+        if not spelling:
+            return
+        term = Term(slug, spelling, "", is_acronym(spelling))
+        forms = self.exact if term.exact else self.any_case
+        for form in term.forms:
+            forms.setdefault(form, set()).add(slug)
+
+    def named(self, text: str) -> set[str]:
+        """The slugs whose spelling matches all of ``text``."""
+        return self.exact.get(text, set()) | self.any_case.get(text.lower(), set())
 
 
 def _generic(text: str) -> bool:
@@ -74,12 +86,14 @@ def choose(named: list[Named], uses: dict[str, list[str]]) -> tuple[dict[str, li
     more often, or past MAX_ALIASES; a text a spelling already matches needs no alias and is not
     listed."""
     by_slug = {n.slug: n for n in named}
-    everyone = Matcher([t for n in named for t in _terms(n.slug, n.spellings)])
-    own = {n.slug: list(n.spellings) for n in named}
+    forms = _Forms()
+    for n in named:
+        for spelling in n.spellings:
+            forms.add(n.slug, spelling)
     new: dict[str, list[str]] = {slug: [] for slug in by_slug}
     left: dict[str, list[str]] = {slug: [] for slug in by_slug}
     parts = _title_parts(named)
-    claimed: dict[str, str] = {}  # a spelling's tooltip key -> the slug that has it
+    taken = _Forms()  # the new aliases only: a text one of them matches went to the term linked more often
     ranked = []
     for slug, texts in uses.items():
         if slug not in by_slug:
@@ -92,8 +106,9 @@ def choose(named: list[Named], uses: dict[str, list[str]]) -> tuple[dict[str, li
     for minus_n, _, slug, text in sorted(ranked):
         n = -minus_n
         uses_said = f"{text!r} (linked {n} time{'s' if n != 1 else ''})"
-        if _covers(Matcher(_terms(slug, own[slug])), text):
-            continue
+        names = forms.named(text)
+        if slug in names:
+            continue  # a spelling of the term matches it already
         if _generic(text):
             left[slug].append(f"{uses_said}: a generic link text, not a name")
             continue
@@ -101,24 +116,23 @@ def choose(named: list[Named], uses: dict[str, list[str]]) -> tuple[dict[str, li
             left[slug].append(f"{uses_said}: longer than {MAX_ALIAS_WORDS} words or {MAX_ABBREVIATION_CHARS} "
                               f"characters, or holds a bracket or backslash")
             continue
-        other = _covers(everyone, text)
-        if other is not None and other.slug != slug:
-            left[slug].append(f"{uses_said}: it is the name of another term ({other.slug})")
+        given = sorted(taken.named(text))
+        if given:
+            left[slug].append(f"{uses_said}: it links more often to {given[0]}, whose alias it became")
             continue
-        inside = [other for form in _terms(slug, [text])[0].forms for other in parts.get(form.lower(), ())
-                  if other != slug]
+        if names:
+            left[slug].append(f"{uses_said}: it is the name of another term ({sorted(names)[0]})")
+            continue
+        inside = [other for form in Term(slug, text, "", is_acronym(text)).forms
+                  for other in sorted(parts.get(form.lower(), ())) if other != slug]
         if inside:
             left[slug].append(f"{uses_said}: it is part of another term's name ({inside[0]}), so it would "
                               f"take that term's prose too")
             continue
-        key = text if is_acronym(text) else text.lower()
-        if claimed.get(key, slug) != slug:
-            left[slug].append(f"{uses_said}: it links more often to {claimed[key]}, whose alias it became")
-            continue
         if by_slug[slug].aliases + len(new[slug]) >= MAX_ALIASES:
             left[slug].append(f"{uses_said}: the term already has {MAX_ALIASES} aliases, the most an entry may have")
             continue
-        claimed[key] = slug
         new[slug].append(text)
-        own[slug].append(text)
+        forms.add(slug, text)
+        taken.add(slug, text)
     return new, left

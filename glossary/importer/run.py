@@ -7,12 +7,15 @@ rendered, parsed back by the strict entry parser, and written atomically.
 
 from __future__ import annotations
 
+import itertools
 import re
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from glossary.entries.lead import without_repeated_lead
-from glossary.entries.model import (MAX_ALIASES, MAX_RELATED, MAX_SUMMARY_CHARS, MAX_TAG_CHARS, MAX_TAGS, RESERVED_SLUGS, TAG_RE)
+from glossary.entries.model import (MAX_ALIASES, MAX_RELATED, MAX_SUMMARY_CHARS, MAX_TAG_CHARS, MAX_TAGS,
+                                    RESERVED_SLUGS, TAG_RE)
 from glossary.entries.scaffold import slugify
 from glossary.importer import aliases
 from glossary.importer.assets import Images
@@ -20,7 +23,7 @@ from glossary.importer.links import Targets, TermLinks
 from glossary.importer.markdown import first_paragraph, plain_text, sentence_end, template_syntax
 from glossary.importer.reading import SourceTerm, read_terms
 from glossary.importer.report import ImportReport
-from glossary.importer.writing import Draft, earlier_import, problem, render, write
+from glossary.importer.writing import Draft, earlier_import, problem, render, sync_folder, write
 
 Progress = Callable[[int, int], None]
 
@@ -47,19 +50,22 @@ def import_glossary(src: Path, entries_dir: Path, *, dry_run: bool = False, over
     drafted = [_draft(t, targets, images) for t in terms]
     drafts = [d for d, _ in drafted]
     _add_aliases(terms, drafts, [uses for _, uses in drafted])
-    for done, (term, draft) in enumerate(zip(terms, drafts), 1):
-        if term in writable:
-            _write(term, draft, entries_dir, dry_run)
-        if progress is not None:
-            progress(done, len(terms))
+    with tempfile.TemporaryDirectory(prefix="glossary-import-") as scratch:
+        for done, (term, draft) in enumerate(zip(terms, drafts), 1):
+            if term.slug in writable:
+                _write(term, draft, entries_dir, dry_run, Path(scratch))
+            if progress is not None:
+                progress(done, len(terms))
+    if report.imported and not dry_run:
+        sync_folder(entries_dir)
     report.files.sort(key=lambda f: f.source)
     return report
 
 
-def _name(terms: list[SourceTerm], entries_dir: Path, overwrite: bool) -> list[SourceTerm]:
-    """Give each term a unique slug (noting clashes and renames); the terms whose entry may be written."""
+def _name(terms: list[SourceTerm], entries_dir: Path, overwrite: bool) -> set[str]:
+    """Give each term a unique slug (noting clashes and renames); the slugs whose entry may be written."""
     taken: dict[str, str] = {}
-    writable = []
+    writable = set()
     for term in terms:
         base = slugify(term.rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]) or slugify(term.title) or "term"
         section = slugify(term.section or "")
@@ -68,8 +74,9 @@ def _name(terms: list[SourceTerm], entries_dir: Path, overwrite: bool) -> list[S
             term.report.note("slug", f"the slug {base!r} is a path the site itself uses; renamed")
             candidates = []
         candidates += [f"{section}-{base}"] if section else []
-        candidates += [f"{base}-term"] + [f"{base}-{i}" for i in range(2, len(terms) + 3)]
-        slug = next(c for c in candidates if c not in taken and c not in RESERVED_SLUGS)
+        numbered = (f"{base}-{i}" for i in itertools.count(2))
+        slug = next(c for c in itertools.chain(candidates, [f"{base}-term"], numbered)
+                    if c not in taken and c not in RESERVED_SLUGS)
         if base in taken:
             term.report.note("slug", f"{base!r} is already the slug of {taken[base]}; this term became {slug!r}")
         elif slug != base and base not in RESERVED_SLUGS:
@@ -86,7 +93,7 @@ def _name(terms: list[SourceTerm], entries_dir: Path, overwrite: bool) -> list[S
             continue
         if existing.exists():
             term.report.note("slug", f"replaces {existing}, written by an earlier import")
-        writable.append(term)
+        writable.add(slug)
     return writable
 
 
@@ -215,9 +222,9 @@ def _add_aliases(terms: list[SourceTerm], drafts: list[Draft], links: list[list[
             term.report.note("aliases", f"link text {why}; not made an alias")
 
 
-def _write(term: SourceTerm, draft: Draft, entries_dir: Path, dry_run: bool) -> None:
+def _write(term: SourceTerm, draft: Draft, entries_dir: Path, dry_run: bool, scratch: Path) -> None:
     text = render(draft)
-    why = problem(text, draft.slug, entries_dir)
+    why = problem(text, draft.slug, entries_dir, scratch)
     if why:
         term.report.fail("validate", f"the entry would not parse, so it was not written: {why}")
         return

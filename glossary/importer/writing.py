@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import yaml
+
 from glossary.entries.errors import EntryError
-from glossary.entries.frontmatter import yaml_scalar
 from glossary.entries.model import parse_entry
 from glossary.entries.scaffold import SCHEMA_HINT
-from measure.store import write_bytes_atomic
 
 IMPORTED_MARK = "# imported by `glossary import` from "
 
@@ -38,6 +39,22 @@ class Draft:
     sources: list[dict] = field(default_factory=list)
 
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _scalar(value: str) -> str:
+    """``value`` as a YAML scalar: plain where that reads back as the same text, else double-quoted
+    (``glossary.entries.frontmatter.yaml_scalar``'s rule, read back with libyaml: an import writes
+    thousands)."""
+    plain_ok = "#" not in value and ": " not in value and not value.endswith(":")
+    if plain_ok:
+        try:
+            plain_ok = yaml.load(f"k: {value}\n", Loader=_LOADER) == {"k": value}
+        except yaml.YAMLError:
+            plain_ok = False
+    return value if plain_ok else json.dumps(value, ensure_ascii=False)
+
+
 def _flow(items: list[str]) -> str:
     """A YAML flow list of texts (JSON strings are YAML): ["a", "b"]."""
     return json.dumps(items, ensure_ascii=False)
@@ -56,8 +73,8 @@ def _source(item: dict) -> str:
 def render(draft: Draft) -> str:
     """The entry file's text."""
     lines = ["---", SCHEMA_HINT, IMPORTED_MARK + json.dumps(draft.source, ensure_ascii=False),
-             f"title: {yaml_scalar(draft.title)}",
-             f"summary: {yaml_scalar(draft.summary)}",
+             f"title: {_scalar(draft.title)}",
+             f"summary: {_scalar(draft.summary)}",
              f"related: {_flow(draft.related)}",
              f"tags: {_flow(draft.tags)}"]
     if draft.abbreviations:
@@ -79,15 +96,17 @@ def render(draft: Draft) -> str:
     return "\n".join(lines) + (body + "\n" if body else "")
 
 
-def problem(text: str, slug: str, entries_dir: Path) -> str | None:
-    """What the strict entry parser says about ``text`` as entries/<slug>.md; None where it parses."""
-    with tempfile.TemporaryDirectory(prefix="glossary-import-") as tmp:
-        path = Path(tmp) / f"{slug}.md"
-        path.write_text(text, encoding="utf-8")
-        try:
-            parse_entry(path, entries_dir)
-        except EntryError as err:
-            return (f"key '{err.key}': " if err.key else "") + err.message
+def problem(text: str, slug: str, entries_dir: Path, scratch: Path) -> str | None:
+    """What the strict entry parser says about ``text`` as entries/<slug>.md; None where it parses.
+    The text is parsed from ``scratch``/<slug>.md (a folder of the caller's, emptied by it)."""
+    path = scratch / f"{slug}.md"
+    path.write_text(text, encoding="utf-8")
+    try:
+        parse_entry(path, entries_dir)
+    except EntryError as err:
+        return (f"key '{err.key}': " if err.key else "") + err.message
+    finally:
+        path.unlink(missing_ok=True)
     return None
 
 
@@ -102,4 +121,19 @@ def earlier_import(path: Path) -> bool:
 
 
 def write(path: Path, text: str) -> None:
-    write_bytes_atomic(path, text.encode("utf-8"))
+    """Write ``text`` to ``path`` through a temporary file renamed over it: a reader never sees half
+    an entry.  Not fsynced one by one (an import writes thousands; ``sync_folder`` runs once after)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def sync_folder(folder: Path) -> None:
+    """Flush the written files and the folder's names to disk, once for the whole import."""
+    if hasattr(os, "sync"):
+        os.sync()
