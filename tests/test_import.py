@@ -430,3 +430,15 @@ def test_links_to_entries_imported_earlier_resolve(tmp_path):
     import_glossary(write_tree(tmp_path / "b", {"perf/occupancy.md": "---\ntitle: Occupancy\n---\nOccupancy "
                                                 "counts [warps](../core/warp.md).\n"}), entries)
     assert list(entry(entries, "occupancy").meta.related) == ["warp"]
+
+
+def test_html_links_to_terms_are_rewritten_too(tmp_path):
+    src = write_tree(tmp_path / "src", {
+        "s/warp.md": "---\ntitle: Warp\n---\nA warp is a group of threads.\n",
+        "t/lane.md": '---\ntitle: Lane\n---\nA lane is a thread.\n\nOf a <a href="../s/warp.md#x">warp</a> and '
+                     '<a href="gone.md">gone</a>.\n'})
+    report = import_glossary(src, tmp_path / "entries")
+    lane = entry(tmp_path / "entries", "lane")
+    assert '<a href="warp.md#x">warp</a>' in lane.body and '<a href="gone.md">gone</a>' in lane.body
+    assert list(lane.meta.related) == ["warp"]
+    assert any("gone.md" in n for n in notes(report, "t/lane.md", "links"))

@@ -16,7 +16,7 @@ from urllib.parse import unquote
 
 from glossary.entries.scaffold import slugify
 from glossary.importer.assets import IMAGE_SUFFIXES, Images
-from glossary.importer.markdown import Link, label_key, plain_text, reference_definitions, rewrite_links, with_src
+from glossary.importer.markdown import Link, label_key, plain_text, reference_definitions, rewrite_links, with_url
 from glossary.importer.report import FileReport
 
 _KEPT_SCHEMES = ("http:", "https:", "mailto:")
@@ -101,6 +101,8 @@ class TermLinks:
             return self._html_img(link)
         if link.kind == "def":
             return self._definition(link)
+        if link.kind == "a":
+            return self._html_link(link)
         dest = link.dest if link.kind == "link" else self.defs.get(label_key(link.dest))
         if dest is None:
             return link.raw  # '[text][label]' without a definition: text in brackets, as Markdown shows it
@@ -139,6 +141,17 @@ class TermLinks:
                                       f"definition was removed and the links using it became their text")
         return ""
 
+    def _html_link(self, link: Link) -> str:
+        kind, slug, anchor = self.targets.resolve(link.dest, self.rel)
+        if kind == "term":
+            self.related.append(slug)
+            self._count()
+            return with_url(link.raw, f"{slug}.md" + (f"#{anchor}" if anchor else ""))
+        if kind not in ("external", "anchor") and self.counting:
+            self.report.note("links", f"<a href=\"{link.dest}\">: not a term of the imported folder; the HTML "
+                                      f"link is kept as written: check it")
+        return link.raw
+
     def _place(self, dest: str) -> str | None:
         if not self.counting:
             return None
@@ -158,7 +171,7 @@ class TermLinks:
         if not link.dest or re.match(r"(?i)(?:https?:)?//", link.dest):
             return link.raw
         new = self._place(link.dest) if not re.match(r"(?i)[a-z][a-z0-9+.-]*:", link.dest) else None
-        return link.text if new is None else with_src(link.raw, new)
+        return link.text if new is None else with_url(link.raw, new)
 
 
 def _replace_dest(raw: str, dest: str, new: str) -> str:

@@ -24,8 +24,10 @@ _LINKS = re.compile(
     rf"(?P<bang>!?)\[(?P<text>{_TEXT})\]\([ \t]*(?P<dest>{_DEST})(?P<title>{_TITLE})[ \t]*\)"
     rf"|(?P<rbang>!?)\[(?P<rtext>{_TEXT})\]\[(?P<label>[^\[\]\n]*)\]"
     r"|(?P<img><img\b[^<>]*>)"
+    r"|(?P<anchor><a\b[^<>]*>)"
     r"|(?m:^(?P<defindent>[ ]{0,3})\[(?P<deflabel>[^\[\]\n]+)\]:[ \t]*(?P<defdest><[^<>\n]*>|\S+)(?P<defrest>[^\n]*)$)")
 _SRC = re.compile(r"""(\bsrc[ \t]*=[ \t]*)("[^"]*"|'[^']*'|[^\s"'<>]+)""", re.I)
+_HREF = re.compile(r"""(\bhref[ \t]*=[ \t]*)("[^"]*"|'[^']*'|[^\s"'<>]+)""", re.I)
 _ALT = re.compile(r"""\balt[ \t]*=[ \t]*("[^"]*"|'[^']*'|[^\s"'<>]+)""", re.I)
 
 # Words that end with '.' without ending a sentence (compared without dots, in lower case).
@@ -133,7 +135,7 @@ def sentence_end(text: str) -> int | None:
 class Link:
     """A link or image found in prose, as the visitor sees it."""
 
-    kind: str  # "link", "image", "ref" (a [text][label] link), "def" (a [label]: url line), "img" (an <img>)
+    kind: str  # "link", "image", "ref" ([text][label]), "def" ([label]: url), "img" (<img>), "a" (<a href>)
     text: str  # the link text or alt text, as written; the label for "def"
     dest: str  # the destination with any <> removed; for "ref" the label
     raw: str  # the whole match, to keep as it was
@@ -169,6 +171,9 @@ def _one(m: re.Match, visit: Visitor) -> str:
         return visit(Link("ref", m.group("rtext"), m.group("label") or m.group("rtext"), m.group()))
     if m.group("img") is not None:
         return visit(Link("img", alt_of(m.group()), src_of(m.group()) or "", m.group()))
+    if m.group("anchor") is not None:
+        href = _HREF.search(m.group())
+        return m.group() if href is None else visit(Link("a", "", href.group(2).strip("\"'"), m.group()))
     dest = m.group("defdest")
     dest = dest[1:-1] if dest.startswith("<") else dest
     return visit(Link("def", m.group("deflabel"), dest, m.group()))
@@ -200,9 +205,10 @@ def alt_of(tag: str) -> str:
     return "" if match is None else match.group(1).strip("\"'")
 
 
-def with_src(tag: str, src: str) -> str:
-    """An <img> tag with its src replaced."""
-    return _SRC.sub(lambda m: f'{m.group(1)}"{src}"', tag, count=1)
+def with_url(tag: str, src: str) -> str:
+    """An <img> tag with its src replaced (an <a> tag: its href)."""
+    pattern = _HREF if tag[:2].lower() == "<a" else _SRC
+    return pattern.sub(lambda m: f'{m.group(1)}"{src}"', tag, count=1)
 
 
 def template_syntax(markdown: str) -> bool:
