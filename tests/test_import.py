@@ -442,3 +442,27 @@ def test_html_links_to_terms_are_rewritten_too(tmp_path):
     assert '<a href="warp.md#x">warp</a>' in lane.body and '<a href="gone.md">gone</a>' in lane.body
     assert list(lane.meta.related) == ["warp"]
     assert any("gone.md" in n for n in notes(report, "t/lane.md", "links"))
+
+
+def test_the_summary_is_found_past_headings_and_sources_keep_their_shape(tmp_path):
+    src = write_tree(tmp_path / "src", {"s/warp.md": """\
+---
+title: "What is a warp?"
+sources:
+  - {title: Guide, url: "https://example.org/guide", checked: 2026-01-02, note: why, id: guide}
+  - https://example.org/bare
+  - {title: No date, url: "https://example.org/x"}
+---
+# Warp
+
+## Definition
+
+A warp is 32 threads. It runs in lockstep.
+"""})
+    report = import_glossary(src, tmp_path / "entries")
+    warp = entry(tmp_path / "entries", "warp")
+    assert warp.meta.summary == "A warp is 32 threads."
+    assert warp.body.startswith("## Definition\n\nIt runs in lockstep.")
+    assert [s.title for s in warp.meta.sources] == ["Guide"] and warp.meta.sources[0].note == "why"
+    assert len(notes(report, "s/warp.md", "sources")) >= 2
+    assert notes(report, "s/warp.md", "title")  # '# Warp' left the body: the page shows the title

@@ -77,11 +77,13 @@ def plain_text(markdown: str) -> str:
 # -- the first sentence ------------------------------------------------------------------------
 
 
+_HEADINGS = re.compile(r"(?:[ \t]*\n|[ \t]{0,3}#{1,6}[ \t][^\n]*(?:\n|\Z))*")
+
+
 def first_paragraph(body: str) -> tuple[int, int] | None:
-    """(start, end) of the opening paragraph of ``body`` where it is prose (not a heading, list,
-    quote, table, code, admonition, HTML or abbreviation line); None otherwise."""
-    match = re.match(r"(?:[ \t]*\n)*", body)
-    start = match.end()
+    """(start, end) of the first paragraph of ``body``, past any headings, where it is prose (not
+    a list, quote, table, code, admonition, HTML or abbreviation line); None otherwise."""
+    start = _HEADINGS.match(body).end()
     if start >= len(body) or _NOT_PROSE.match(body, start):
         return None
     blank = _BLANK.search(body, start)

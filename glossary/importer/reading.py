@@ -170,8 +170,11 @@ def _take_title(term: SourceTerm, meta: dict) -> None:
     title = meta.get("title")
     if isinstance(title, str) and title.strip():
         term.title = " ".join(title.split())
-        if heading is not None and plain_text(heading).casefold() == term.title.casefold():
-            term.body = rest  # the page shows the title; the same heading again would print it twice
+        if heading is not None:  # the page shows the title as its heading: another would be a second one
+            term.body = rest
+            if plain_text(heading).casefold() != term.title.casefold():
+                term.report.note("title", f"the body's opening heading '# {heading}' was removed: the page "
+                                          f"shows the title {term.title!r} as its heading")
     elif heading is not None and plain_text(heading):
         term.title, term.body = plain_text(heading), rest
     else:
