@@ -321,8 +321,10 @@ def test_slug_clashes_reserved_slugs_and_existing_entries(tmp_path):
 def test_overwrite_replaces_only_an_earlier_import(project):
     src, entries = project
     import_glossary(src, entries)
+    (entries / "assets" / "images" / "warp-schedule.svg").unlink()
     again = import_glossary(src, entries)
     assert not again.ok and not again.imported
+    assert not (entries / "assets" / "images" / "warp-schedule.svg").exists()  # not for an entry not written
     (entries / "thread.md").write_text("---\ntitle: Thread\nsummary: Written by hand.\n---\n")
     replaced = import_glossary(src, entries, overwrite=True)
     assert [f.source for f in replaced.failed] == ["core/thread.md"]

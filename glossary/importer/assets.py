@@ -44,9 +44,10 @@ class Images:
         self.placed: dict[str, bytes] = {}  # name in the images folder -> its bytes, this import
         self.by_source: dict[Path, str] = {}  # resolved source file -> its name there
 
-    def place(self, dest: str, from_rel: str, slug: str, report: FileReport) -> str | None:
+    def place(self, dest: str, from_rel: str, slug: str, report: FileReport, copy: bool = True) -> str | None:
         """The link to the copy of image ``dest`` of the term at ``from_rel``; None (noted) where the
-        image is missing, outside the folder, not an image or too large."""
+        image is missing, outside the folder, not an image or too large.  ``copy=False``: checked and
+        named only (the term's entry will not be written, so its images are not copied)."""
         path = unquote(re.split(r"[?#]", dest, maxsplit=1)[0])
         base = self.root if path.startswith("/") else (self.root / from_rel).parent
         source = (base / path.lstrip("/")).resolve()
@@ -66,6 +67,8 @@ class Images:
         if data is None:
             return None
         name = self._name(source.name, data, slug)
+        if not copy:
+            return f"{IMAGES}/{name}"
         self._write(name, data, report)
         self.by_source[source] = name
         dark = dark_partner(source)

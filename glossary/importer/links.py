@@ -88,6 +88,7 @@ class TermLinks:
     related: list[str] = field(default_factory=list)  # every term linked to, anchored or not, in link order
     defs: dict[str, str] = field(default_factory=dict)
     counting: bool = True  # False on a pass whose output is dropped (the sentence that became the summary)
+    copying: bool = True  # False for a term whose entry will not be written: its images are not copied
 
     def run(self, markdown: str, counting: bool = True) -> str:
         self.counting = counting
@@ -155,7 +156,7 @@ class TermLinks:
     def _place(self, dest: str) -> str | None:
         if not self.counting:
             return None
-        return self.images.place(dest, self.rel, self.slug, self.report)
+        return self.images.place(dest, self.rel, self.slug, self.report, copy=self.copying)
 
     def _image(self, link: Link) -> str:
         if not link.dest or re.match(r"(?i)(?:https?:)?//", link.dest):

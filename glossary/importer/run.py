@@ -47,7 +47,7 @@ def import_glossary(src: Path, entries_dir: Path, *, dry_run: bool = False, over
     existing = {p.stem for p in entries_dir.glob("*.md")} if entries_dir.is_dir() else set()
     targets = Targets({t.rel: t.slug for t in terms}, existing)
     images = Images(src, entries_dir, dry_run)
-    drafted = [_draft(t, targets, images) for t in terms]
+    drafted = [_draft(t, targets, images, t.slug in writable) for t in terms]
     drafts = [d for d, _ in drafted]
     _add_aliases(terms, drafts, [uses for _, uses in drafted])
     with tempfile.TemporaryDirectory(prefix="glossary-import-") as scratch:
@@ -148,9 +148,10 @@ def _summary(term: SourceTerm, links: TermLinks) -> tuple[str, str]:
     return summary, body[:start] + rest
 
 
-def _draft(term: SourceTerm, targets: Targets, images: Images) -> tuple[Draft, list[tuple[str, str]]]:
+def _draft(term: SourceTerm, targets: Targets, images: Images,
+           writable: bool) -> tuple[Draft, list[tuple[str, str]]]:
     """The term's entry, and the (link text, slug) of each link it makes to another term."""
-    links = TermLinks(term.rel, term.slug, targets, images, term.report)
+    links = TermLinks(term.rel, term.slug, targets, images, term.report, copying=writable)
     summary, body = _summary(term, links)
     body = links.run(body)
     if template_syntax(body):
