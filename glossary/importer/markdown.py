@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from glossary.figures.masking import code_regions
 
-_H1 = re.compile(r"\A(?:[ \t]*\n)*[ \t]{0,3}#[ \t]+([^\n]*?)(?:[ \t]+#+)?[ \t]*(?:\n|\Z)")
+_H1 = re.compile(r"\A(?:[ \t]*\n)*[ \t]{0,3}#[ \t]+([^\n]*)(?:\n|\Z)")
 # The text of a link: brackets may nest one level (an image inside a link, "[a [b] c]").
 _TEXT = r"[^\[\]\n]*(?:\[[^\[\]\n]*\][^\[\]\n]*)*"
 # A destination: <anything but angle brackets> or a run without spaces, with balanced parentheses.
@@ -46,7 +46,11 @@ def leading_h1(body: str) -> tuple[str | None, str]:
     match = _H1.match(body)
     if not match:
         return None, body
-    return match.group(1).strip(), body[match.end():].lstrip("\n")
+    text = match.group(1).strip()
+    closed = text.rstrip("#")
+    if closed != text and (not closed or closed[-1] in " \t"):  # '# Warp #': the closing hashes go
+        text = closed.strip()
+    return text, body[match.end():].lstrip("\n")
 
 
 # -- plain text --------------------------------------------------------------------------------
