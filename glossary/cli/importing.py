@@ -40,14 +40,12 @@ def import_(ctx: click.Context, source: Path, dry_run: bool, report_file: Path |
         raise click.UsageError(f"no entries folder at {entries_dir}; run from the repository root or pass "
                                f"--entries DIR", ctx=ctx)
     out = console()
-    progress = None
-    if not as_json and out.is_terminal:
-        def progress(done: int, total: int) -> None:
-            if done == total or done % 100 == 0:
-                out.print(f"  {done}/{total} entries", end="\r" if done < total else "\n")
+    def progress(done: int, total: int) -> None:
+        if done == total or done % 100 == 0:
+            out.print(f"  {done}/{total} entries", end="\r" if done < total else "\n")
     try:
         report = importer.import_glossary(source, entries_dir, dry_run=dry_run, overwrite=overwrite,
-                                          progress=progress)
+                                          progress=progress if out.is_terminal and not as_json else None)
     except importer.SourceFolderError as err:
         raise click.UsageError(str(err), ctx=ctx) from None
     if report_file is not None:

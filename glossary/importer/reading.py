@@ -21,7 +21,6 @@ from glossary.entries.frontmatter import FRONT_MATTER_RE, split_front_matter
 from glossary.entries.markdown_budget import markup_problem
 from glossary.entries.model import (CLOCK_SLACK, MAX_ABBREVIATION_CHARS, MAX_ABBREVIATIONS, MAX_ALIASES,
                                     MAX_ENTRY_BYTES, MAX_SOURCES, MAX_SUMMARY_CHARS, MAX_TITLE_CHARS, Source)
-from glossary.entries.scaffold import slugify
 from glossary.importer.markdown import leading_h1, plain_text
 from glossary.importer.report import FileReport, ImportReport
 from measure.typed import SchemaError, describe, load
