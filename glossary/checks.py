@@ -18,6 +18,7 @@ from typing import Literal
 from glossary.verdicts import assess, gate, trust
 from glossary.verdicts.findings import body_first_line
 from glossary.figures import views
+from glossary.figures.masking import mask_code
 from glossary.site import sitefiles
 from glossary.settings import GlossaryError, Settings
 from glossary.verdicts.review import Review
@@ -176,7 +177,7 @@ def _lint(general: list[Problem]):
 def _check_links(report: EntryReport, known: set[str], entries_dir: Path) -> None:
     entry = report.entry
     report.problems += [Problem("links", "error", str(err)) for err in related_problems(entry, known, entries_dir)]
-    for match in _ENTRY_LINK.finditer(entry.body):
+    for match in _ENTRY_LINK.finditer(mask_code(entry.body)[0]):  # a link-like text in code is code
         if match.group(1) not in known:
             report.problems.append(Problem("links", "warning", f"{entry.path}: the body links to "
                                                                f"{match.group(1)}.md, which is not an entry"))

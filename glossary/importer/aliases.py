@@ -1,0 +1,138 @@
+"""Aliases from link texts: the names other terms use when they link to a term.
+
+Tooltips (``glossary.site.tooltips``) match a term's title, abbreviations and aliases in any case
+and in the plural.  Prose that linked "[SMs](streaming-multiprocessor.md)" in the old glossary
+loses the link's meaning unless "SMs" matches too, so each text others link a term with becomes
+one of its aliases where it is a plausible name and no spelling matches it yet.  A spelling's
+forms come from the tooltips' own ``Term.forms`` (case, plurals, acronyms), so "what matches"
+here and on the site are one rule.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from glossary.entries.model import MAX_ABBREVIATION_CHARS, MAX_ALIASES
+from glossary.site.tooltips import Term, is_acronym
+
+MAX_ALIAS_WORDS = 4
+# Link texts that say where, not what: a text made only of these words is no name ("here",
+# "this page", "click here", "more details").
+GENERIC_WORDS = frozenset("""here this that these those see link links page pages more details docs documentation
+above below there it its source reference next previous back section entry definition click read learn full
+article the a an on in of for and or to""".split())
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)
+_BREAKS = re.compile(r"[\\\[\]\x00-\x1f\x7f-\x9f]")
+
+
+@dataclass(frozen=True)
+class Named:
+    """A term as aliases see it: slug, title and the spellings it already has."""
+
+    slug: str
+    title: str
+    spellings: tuple[str, ...]  # title, abbreviations, aliases
+    aliases: int = 0  # how many of them are aliases: new ones fill up to MAX_ALIASES
+
+
+class _Forms:
+    """Every spelling's forms as the tooltips match them (``Term.forms``: the spelling and its
+    plurals, in lower case unless it is an acronym) -> the slugs that have it.  A text is a term's
+    name where one of its forms is all of the text, so the look-up is one dictionary access."""
+
+    def __init__(self) -> None:
+        self.exact: dict[str, set[str]] = {}
+        self.any_case: dict[str, set[str]] = {}
+
+    def add(self, slug: str, spelling: str) -> None:
+        spelling = " ".join(spelling.split())
+        if not spelling:
+            return
+        term = Term(slug, spelling, "", is_acronym(spelling))
+        forms = self.exact if term.exact else self.any_case
+        for form in term.forms:
+            forms.setdefault(form, set()).add(slug)
+
+    def named(self, text: str) -> set[str]:
+        """The slugs whose spelling matches all of ``text``."""
+        return self.exact.get(text, set()) | self.any_case.get(text.lower(), set())
+
+
+def _generic(text: str) -> bool:
+    if not re.search(r"[^\W\d_]", text):
+        return True  # no letter at all: a bare number, a symbol
+    return all(w in GENERIC_WORDS for w in re.findall(r"\w+", text.casefold()))
+
+
+def _title_parts(named: list[Named]) -> dict[str, set[str]]:
+    """Every run of up to MAX_ALIAS_WORDS words of each title (lower case) -> the slugs whose title holds it."""
+    parts: dict[str, set[str]] = {}
+    for n in named:
+        words = re.findall(r"[\w'-]+", n.title.lower())
+        for i in range(len(words)):
+            for j in range(i + 1, min(len(words), i + MAX_ALIAS_WORDS) + 1):
+                parts.setdefault(" ".join(words[i:j]), set()).add(n.slug)
+    return parts
+
+
+def choose(named: list[Named], uses: dict[str, list[str]]) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """(new aliases per slug, most used first; what was left out per slug, as sentences).
+
+    ``uses`` maps a slug to the link texts (plain text, in link order, repeats kept) that link to it.
+    A text is left out where it is generic ("here", "this page", a number), over MAX_ALIAS_WORDS
+    words or MAX_ABBREVIATION_CHARS characters, another term's name, taken by a term it links to
+    more often, or past MAX_ALIASES; a text a spelling already matches needs no alias and is not
+    listed."""
+    by_slug = {n.slug: n for n in named}
+    forms = _Forms()
+    for n in named:
+        for spelling in n.spellings:
+            forms.add(n.slug, spelling)
+    new: dict[str, list[str]] = {slug: [] for slug in by_slug}
+    left: dict[str, list[str]] = {slug: [] for slug in by_slug}
+    parts = _title_parts(named)
+    taken = _Forms()  # the new aliases only: a text one of them matches went to the term linked more often
+    ranked = []
+    for slug, texts in uses.items():
+        if slug not in by_slug:
+            continue
+        counts = Counter(" ".join(_ARTICLE.sub("", " ".join(t.split())).split()) for t in texts)
+        first = {}
+        for t in texts:
+            first.setdefault(" ".join(_ARTICLE.sub("", " ".join(t.split())).split()), len(first))
+        ranked += [(-n, first[text], slug, text) for text, n in counts.items() if text]
+    for minus_n, _, slug, text in sorted(ranked):
+        n = -minus_n
+        uses_said = f"{text!r} (linked {n} time{'s' if n != 1 else ''})"
+        names = forms.named(text)
+        if slug in names:
+            continue  # a spelling of the term matches it already
+        if _generic(text):
+            left[slug].append(f"{uses_said}: a generic link text, not a name")
+            continue
+        if len(text.split()) > MAX_ALIAS_WORDS or len(text) > MAX_ABBREVIATION_CHARS or _BREAKS.search(text):
+            left[slug].append(f"{uses_said}: longer than {MAX_ALIAS_WORDS} words or {MAX_ABBREVIATION_CHARS} "
+                              f"characters, or holds a bracket or backslash")
+            continue
+        given = sorted(taken.named(text))
+        if given:
+            left[slug].append(f"{uses_said}: it links more often to {given[0]}, whose alias it became")
+            continue
+        if names:
+            left[slug].append(f"{uses_said}: it is the name of another term ({sorted(names)[0]})")
+            continue
+        inside = [other for form in Term(slug, text, "", is_acronym(text)).forms
+                  for other in sorted(parts.get(form.lower(), ())) if other != slug]
+        if inside:
+            left[slug].append(f"{uses_said}: it is part of another term's name ({inside[0]}), so it would "
+                              f"take that term's prose too")
+            continue
+        if by_slug[slug].aliases + len(new[slug]) >= MAX_ALIASES:
+            left[slug].append(f"{uses_said}: the term already has {MAX_ALIASES} aliases, the most an entry may have")
+            continue
+        new[slug].append(text)
+        forms.add(slug, text)
+        taken.add(slug, text)
+    return new, left

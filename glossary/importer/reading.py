@@ -1,0 +1,269 @@
+"""Reading the folder to import: which files are terms, their front-matter and body, bounded.
+
+The walk never follows a symbolic link out of the folder, reads at most MAX_IMPORT_FILES terms
+of at most MAX_ENTRY_BYTES each, and refuses a body whose markup the renderer could not bound
+(``markup_problem``), so every later pass (sentences, links, images) runs on bounded text.
+Front-matter is read with the entries' own strict YAML reader; each key is mapped here or
+reported as not mapped (``map_front_matter``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from glossary.entries.errors import EntryError
+from glossary.entries.frontmatter import FRONT_MATTER_RE, split_front_matter
+from glossary.entries.markdown_budget import markup_problem
+from glossary.entries.model import (CLOCK_SLACK, MAX_ABBREVIATION_CHARS, MAX_ABBREVIATIONS, MAX_ALIASES,
+                                    MAX_ENTRY_BYTES, MAX_SOURCES, MAX_SUMMARY_CHARS, MAX_TITLE_CHARS, Source)
+from glossary.importer.markdown import leading_h1, plain_text
+from glossary.importer.report import FileReport, ImportReport
+from measure.typed import SchemaError, describe, load
+
+# Several times the largest glossary we know of (a few hundred terms); past it the import stops
+# reading terms and says so.  Every other file the walk meets counts towards MAX_WALKED.
+MAX_IMPORT_FILES = 5_000
+MAX_WALKED = 100_000
+TERM_SUFFIXES = (".md", ".markdown")
+# A section's landing page, not a term of its own.
+SECTION_PAGES = ("index", "_index", "readme")
+_EMPTY_FRONT = re.compile(r"\A---[ \t]*\r?\n---[ \t]*(?:\r?\n|\Z)")
+# Front-matter keys this tool has; any other key is reported as not mapped.
+MAPPED_KEYS = ("title", "summary", "tags", "aliases", "abbreviations", "sources", "related")
+
+
+@dataclass
+class SourceTerm:
+    """One term file of the folder, read: where it is, its section, its front-matter and body."""
+
+    path: Path
+    rel: str  # relative to the folder, '/'-separated
+    section: str | None  # the top-level folder it is in (None at the folder's top)
+    title: str
+    body: str
+    report: FileReport
+    summary: str | None = None
+    tags: list[str] = field(default_factory=list)
+    aliases: list[str] = field(default_factory=list)
+    abbreviations: list[str] = field(default_factory=list)
+    sources: list[dict] = field(default_factory=list)
+    related: list[str] = field(default_factory=list)  # front-matter related, as written (links resolve them)
+    slug: str = ""
+
+
+def walk(src: Path, report: ImportReport) -> list[tuple[Path, str]]:
+    """(path, relative path) of every term file under ``src``, sorted; links out of it are reported."""
+    root = src.resolve()
+    found: list[tuple[Path, str]] = []
+    walked = 0
+    for folder, dirs, files in os.walk(src, followlinks=False):
+        here = Path(folder)
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for d in [d for d in dirs if (here / d).is_symlink()]:
+            report.note("file", f"{(here / d).relative_to(src).as_posix()}/ is a symbolic link to a folder; "
+                                f"it is not followed")
+        dirs[:] = [d for d in dirs if not (here / d).is_symlink()]
+        for name in sorted(files):
+            walked += 1
+            if walked > MAX_WALKED:
+                report.note("file", f"the folder holds more than {MAX_WALKED:,} files; the rest were not read",
+                            "error")
+                return found
+            path = here / name
+            if name.startswith(".") or not name.lower().endswith(TERM_SUFFIXES):
+                continue
+            if path.is_symlink() and root not in path.resolve().parents:
+                rel = path.relative_to(src).as_posix()
+                report.files.append(FileReport(rel))
+                report.files[-1].fail("file", f"is a symbolic link to {path.resolve()}, outside {src}; "
+                                              f"links out of the folder are never followed")
+                continue
+            found.append((path, path.relative_to(src).as_posix()))
+    return found
+
+
+def read_terms(src: Path, report: ImportReport) -> list[SourceTerm]:
+    """Every term file of ``src`` read and its front-matter mapped; a file that cannot be read
+    gets an error note in ``report`` (and no SourceTerm)."""
+    terms = []
+    paths = walk(src, report)
+    if len(paths) > MAX_IMPORT_FILES:
+        report.note("file", f"the folder holds {len(paths):,} term files; at most {MAX_IMPORT_FILES:,} are "
+                            f"imported at once: import it section by section", "error")
+        paths = paths[:MAX_IMPORT_FILES]
+    for path, rel in paths:
+        file_report = FileReport(rel)
+        report.files.append(file_report)
+        if Path(rel).stem.lower() in SECTION_PAGES:
+            file_report.note("file", "is a section's landing page, not a term; it was not imported")
+            continue
+        term = read_term(path, rel, file_report)
+        if term is not None:
+            terms.append(term)
+    return terms
+
+
+def read_term(path: Path, rel: str, report: FileReport) -> SourceTerm | None:
+    """One term file: None (with an error note) where it cannot be read or is not bounded."""
+    text = _read_text(path, report)
+    if text is None:
+        return None
+    text = text.lstrip("\ufeff").replace("\r\n", "\n")
+    meta: dict = {}
+    if _EMPTY_FRONT.match(text):
+        body = text[_EMPTY_FRONT.match(text).end():]
+    elif text.startswith("---"):
+        try:
+            meta, body = split_front_matter(text, rel)
+        except EntryError as err:
+            empty = FRONT_MATTER_RE.match(text) if err.message.startswith("the front-matter is empty") else None
+            if empty:  # only comments: no keys to map
+                return _term(path, rel, {}, text[empty.end():], report)
+            report.fail("front-matter", err.message if err.key == "" else f"key '{err.key}': {err.message}")
+            return None
+    else:
+        body = text
+    return _term(path, rel, meta, body, report)
+
+
+def _term(path: Path, rel: str, meta: dict, body: str, report: FileReport) -> SourceTerm | None:
+    problem = markup_problem(body)
+    if problem:
+        report.fail("file", f"body line {problem[0] + 1}: {problem[1]}")
+        return None
+    parts = rel.split("/")
+    term = SourceTerm(path=path, rel=rel, section=parts[0] if len(parts) > 1 else None, title="", body=body,
+                      report=report)
+    map_front_matter(term, meta)
+    _take_title(term, meta)
+    return None if report.failed else term
+
+
+def _read_text(path: Path, report: FileReport) -> str | None:
+    try:
+        size = path.stat().st_size
+        if size > MAX_ENTRY_BYTES:
+            report.fail("file", f"is {size / 1024:,.0f} KB; an entry may be at most {MAX_ENTRY_BYTES // 1024} KB: "
+                                f"split it before importing")
+            return None
+        raw = path.read_bytes()
+    except OSError as err:
+        report.fail("file", f"cannot be read: {err.strerror or err}")
+        return None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        report.fail("file", f"is not UTF-8 text (byte 0x{raw[err.start]:02x} on line {line}); save it as UTF-8")
+        return None
+
+
+def _take_title(term: SourceTerm, meta: dict) -> None:
+    """The title: front-matter ``title``, else the body's opening '# H1' (removed), else the file name."""
+    heading, rest = leading_h1(term.body)
+    title = meta.get("title")
+    if isinstance(title, str) and title.strip():
+        term.title = " ".join(title.split())
+        if heading is not None:  # the page shows the title as its heading: another would be a second one
+            term.body = rest
+            if plain_text(heading).casefold() != term.title.casefold():
+                term.report.note("title", f"the body's opening heading '# {heading}' was removed: the page "
+                                          f"shows the title {term.title!r} as its heading")
+    elif heading is not None and plain_text(heading):
+        term.title, term.body = plain_text(heading), rest
+    else:
+        if "title" in meta:
+            term.report.note("title", f"the front-matter title is {describe(title)}, not text")
+        stem = Path(term.rel).stem.replace("-", " ").replace("_", " ").strip()
+        term.title = stem[:1].upper() + stem[1:]
+        term.report.note("title", f"no title in the front-matter and no '# heading' opening the body; "
+                                  f"the title {term.title!r} is made from the file name: check it")
+    if len(term.title) > MAX_TITLE_CHARS:
+        term.report.fail("title", f"the title is {len(term.title)} characters; at most {MAX_TITLE_CHARS} fit: "
+                                  f"shorten it in the source")
+
+
+def map_front_matter(term: SourceTerm, meta: dict) -> None:
+    """Copy the keys this tool has into ``term``; note every other key, and every value left out."""
+    report = term.report
+    unmapped = [str(k) for k in meta if k not in MAPPED_KEYS]
+    if unmapped:
+        people = [k for k in unmapped if k.lower() in ("author", "authors", "reviewer", "reviewers", "contributors")]
+        why = ("; authors are never copied: author and reviewer are 'pending' until the real people sign"
+               if people else "")
+        report.note("front-matter", f"not mapped: {', '.join(unmapped)}{why}")
+    summary = meta.get("summary")
+    if summary is not None:
+        if isinstance(summary, str) and summary.strip() and len(" ".join(summary.split())) <= MAX_SUMMARY_CHARS:
+            term.summary = " ".join(summary.split())
+        else:
+            report.note("summary", f"the front-matter summary ({describe(summary)}) is not one line of at most "
+                                   f"{MAX_SUMMARY_CHARS} characters; the body's first sentence is used instead")
+    term.tags = _texts(meta, "tags", report, 100, 1000)
+    term.aliases = _texts(meta, "aliases", report, MAX_ALIASES, MAX_ABBREVIATION_CHARS)
+    term.abbreviations = _texts(meta, "abbreviations", report, MAX_ABBREVIATIONS, MAX_ABBREVIATION_CHARS)
+    term.related = _texts(meta, "related", report, 1000, 1000)
+    term.sources = _sources(meta.get("sources"), report)
+
+
+def _texts(meta: dict, key: str, report: FileReport, most: int, longest: int) -> list[str]:
+    """A front-matter list of texts, each once (in any case), each at most ``longest`` characters."""
+    value = meta.get(key)
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        report.note("front-matter", f"{key} is {describe(value)}, not a list of texts; left out")
+        return []
+    out: list[str] = []
+    seen: set[str] = set()
+    for item in value:
+        text = " ".join(item.split()) if isinstance(item, str) else ""
+        if not text or len(text) > longest or text.casefold() in seen:
+            report.note("front-matter", f"{key}: {describe(item)} left out (empty, not text, a repeat or over "
+                                        f"{longest} characters)")
+            continue
+        if len(out) == most:
+            report.note("front-matter", f"{key}: more than {most}; {describe(item)} and later ones left out")
+            break
+        seen.add(text.casefold())
+        out.append(text)
+    return out
+
+
+_SOURCE_KEYS = {f.name for f in dataclasses.fields(Source)}
+
+
+def _sources(value, report: FileReport) -> list[dict]:
+    """Front-matter sources already in this tool's shape ({title, url, checked, note?, id?}); others reported."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        report.note("sources", f"sources is {describe(value)}, not a list; left out")
+        return []
+    out = []
+    latest = dt.date.today() + CLOCK_SLACK
+    for i, item in enumerate(value):
+        if len(out) == MAX_SOURCES:
+            report.note("sources", f"more than {MAX_SOURCES} sources; sources[{i}] and later left out")
+            break
+        if isinstance(item, dict) and "id" in item and "id" not in _SOURCE_KEYS:
+            item = {k: v for k, v in item.items() if k != "id"}
+            report.note("sources", f"sources[{i}]: 'id' is not a key of this version's sources; left out")
+        try:
+            source = load(Source, item, f"sources[{i}]")
+        except SchemaError as err:
+            report.note("sources", f"{err.key or f'sources[{i}]'}: {err.message}; this source was left out "
+                                   f"(a source needs title, url and checked: YYYY-MM-DD)")
+            continue
+        if source.checked > latest:
+            report.note("sources", f"sources[{i}]: checked {source.checked.isoformat()} is in the future; left out")
+            continue
+        out.append({k: getattr(source, k) for k in item if k in _SOURCE_KEYS})
+    return out

@@ -1,0 +1,235 @@
+"""One import, from a folder of Markdown terms to draft entries: read, name, link, summarise, write.
+
+Collect, then write: every term is read and named first, so links resolve to the slugs the
+entries will have; aliases are chosen once every link text is known; only then is each entry
+rendered, parsed back by the strict entry parser, and written atomically.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from glossary.entries.lead import without_repeated_lead
+from glossary.entries.model import (MAX_ALIASES, MAX_RELATED, MAX_SUMMARY_CHARS, MAX_TAG_CHARS, MAX_TAGS,
+                                    RESERVED_SLUGS, TAG_RE)
+from glossary.entries.scaffold import slugify
+from glossary.importer import aliases
+from glossary.importer.assets import Images
+from glossary.importer.links import Targets, TermLinks
+from glossary.importer.markdown import first_paragraph, plain_text, sentence_end, template_syntax
+from glossary.importer.reading import SourceTerm, read_terms
+from glossary.importer.report import ImportReport
+from glossary.importer.writing import Draft, earlier_import, problem, render, sync_folder, write
+
+Progress = Callable[[int, int], None]
+
+
+class SourceFolderError(Exception):
+    """The folder to import is not there (a usage problem)."""
+
+
+def import_glossary(src: Path, entries_dir: Path, *, dry_run: bool = False, overwrite: bool = False,
+                    progress: Progress | None = None) -> ImportReport:
+    """Import the Markdown terms under ``src`` as draft entries in ``entries_dir``; the report says
+    what each file became and what did not map.  ``dry_run`` writes nothing; ``overwrite`` lets an
+    entry written by an earlier import be replaced (never one written otherwise).  ``progress`` is
+    called with (done, total) as entries are written."""
+    src, entries_dir = Path(src), Path(entries_dir)
+    if not src.is_dir():
+        raise SourceFolderError(f"no folder to import at {src}")
+    report = ImportReport(source_dir=src, entries_dir=entries_dir, dry_run=dry_run)
+    terms = read_terms(src, report)
+    writable = _name(terms, entries_dir, overwrite)
+    existing = {p.stem for p in entries_dir.glob("*.md")} if entries_dir.is_dir() else set()
+    targets = Targets({t.rel: t.slug for t in terms}, existing)
+    images = Images(src, entries_dir, dry_run)
+    drafted = [_draft(t, targets, images, t.slug in writable) for t in terms]
+    drafts = [d for d, _ in drafted]
+    _add_aliases(terms, drafts, [uses for _, uses in drafted])
+    with tempfile.TemporaryDirectory(prefix="glossary-import-") as scratch:
+        for done, (term, draft) in enumerate(zip(terms, drafts), 1):
+            if term.slug in writable:
+                _write(term, draft, entries_dir, dry_run, Path(scratch))
+            if progress is not None:
+                progress(done, len(terms))
+    if report.imported and not dry_run:
+        sync_folder(entries_dir)
+    report.files.sort(key=lambda f: f.source)
+    return report
+
+
+def _name(terms: list[SourceTerm], entries_dir: Path, overwrite: bool) -> set[str]:
+    """Give each term a unique slug (noting clashes and renames); the slugs whose entry may be written."""
+    taken: dict[str, str] = {}
+    writable = set()
+    for term in terms:
+        base = slugify(term.rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]) or slugify(term.title) or "term"
+        section = slugify(term.section or "")
+        candidates = [base]
+        if base in RESERVED_SLUGS:
+            term.report.note("slug", f"the slug {base!r} is a path the site itself uses; renamed")
+            candidates = []
+        candidates += [f"{section}-{base}"] if section else []
+        numbered = (f"{base}-{i}" for i in itertools.count(2))
+        slug = next(c for c in itertools.chain(candidates, [f"{base}-term"], numbered)
+                    if c not in taken and c not in RESERVED_SLUGS)
+        if base in taken:
+            term.report.note("slug", f"{base!r} is already the slug of {taken[base]}; this term became {slug!r}")
+        elif slug != base and base not in RESERVED_SLUGS:
+            term.report.note("slug", f"became {slug!r}")
+        taken[slug] = term.rel
+        term.slug = slug
+        term.report.slug = slug
+        term.report.entry = entries_dir / f"{slug}.md"
+        existing = entries_dir / f"{slug}.md"
+        if existing.exists() and not (overwrite and earlier_import(existing)):
+            why = ("" if overwrite else "; --overwrite replaces entries an earlier import wrote") if \
+                earlier_import(existing) else "; it was not written by `glossary import`"
+            term.report.fail("slug", f"{existing} already exists and is not overwritten{why}")
+            continue
+        if existing.exists():
+            term.report.note("slug", f"replaces {existing}, written by an earlier import")
+        writable.add(slug)
+    return writable
+
+
+def _tags(term: SourceTerm) -> list[str]:
+    out, seen = [], set()
+    for raw in ([term.section] if term.section else []) + term.tags:
+        tag = slugify(raw)[:MAX_TAG_CHARS].strip("-")
+        if not tag or not TAG_RE.match(tag) or tag == "index":
+            term.report.note("tags", f"{raw!r} cannot be made a tag (letters and digits joined by '-'); left out")
+            continue
+        if tag in seen:
+            continue
+        if len(out) == MAX_TAGS:
+            term.report.note("tags", f"more than {MAX_TAGS} tags; {raw!r} and later ones left out")
+            break
+        seen.add(tag)
+        out.append(tag)
+    return out
+
+
+def _summary(term: SourceTerm, links: TermLinks) -> tuple[str, str]:
+    """(summary, body without the sentence it came from)."""
+    body = term.body
+    if term.summary:
+        return term.summary, without_repeated_lead(term.summary, body)
+    todo = f"TODO: one sentence that defines {term.title}."
+    para = first_paragraph(body)
+    if para is None:
+        term.report.note("summary", "the body does not open with a paragraph of prose, so there is no first "
+                                    "sentence to take; the summary is a TODO to write")
+        return todo, body
+    start, stop = para
+    end = sentence_end(body[start:stop])
+    whole = end is None
+    end = stop - start if whole else end
+    sentence = body[start:start + end]
+    summary = plain_text(sentence)
+    if not summary:
+        term.report.note("summary", "the first sentence has no text; the summary is a TODO to write")
+        return todo, body
+    if len(summary) > MAX_SUMMARY_CHARS:
+        term.report.note("summary", f"the first sentence is {len(summary)} characters, over the "
+                                    f"{MAX_SUMMARY_CHARS} a summary may have; it stays in the body and the "
+                                    f"summary is a TODO to write")
+        return todo, body
+    if whole:
+        term.report.note("summary", "the first paragraph has no sentence end; all of it became the summary")
+    links.run(sentence, counting=False)  # the terms it links to count for related and aliases
+    rest = body[start + end:]
+    if start + end >= stop:
+        rest = rest.lstrip("\n")  # the paragraph was that one sentence
+    return summary, body[:start] + rest
+
+
+def _draft(term: SourceTerm, targets: Targets, images: Images,
+           writable: bool) -> tuple[Draft, list[tuple[str, str]]]:
+    """The term's entry, and the (link text, slug) of each link it makes to another term."""
+    links = TermLinks(term.rel, term.slug, targets, images, term.report, copying=writable)
+    summary, body = _summary(term, links)
+    body = links.run(body)
+    if template_syntax(body):
+        term.report.note("links", "the prose holds '{{', '{%' or '{#' outside code, which the build reads as "
+                                  "template code (a figure): check each one, or put it in a code span")
+    related: list[str] = []
+    for written in term.related:
+        kind, slug, _ = targets.resolve(written, term.rel)
+        if kind != "term":
+            term.report.note("related", f"related {written!r} names no term of the imported folder; left out")
+        elif slug != term.slug and slug not in related:
+            related.append(slug)
+    for slug in links.related:
+        if slug != term.slug and slug not in related:
+            related.append(slug)
+    if len(related) > MAX_RELATED:
+        term.report.note("related", f"links to {len(related)} terms; the first {MAX_RELATED} are related, "
+                                    f"not: {', '.join(related[MAX_RELATED:])}")
+        related = related[:MAX_RELATED]
+    draft = Draft(slug=term.slug, source=term.rel, title=term.title, summary=summary, body=body,
+                  related=related, tags=_tags(term), abbreviations=term.abbreviations,
+                  aliases=list(term.aliases) + _question_alias(term), sources=term.sources)
+    return draft, links.uses
+
+
+_QUESTION = re.compile(r"(?i)^(?:what|how|why|when|which|who)\b.*\?$")
+_WHAT_IS = re.compile(r"(?i)^(?:what|who)\s+(is|are)\s+(?:(?:a|an|the)\s+)?(.+?)\s*\?$")
+
+
+def _question_alias(term: SourceTerm) -> list[str]:
+    """For a question-style title, the term's name: the file name in words ("warp.md" for "What is a
+    warp?"), or where the file name is the question too, what the question asks about ("What is
+    occupancy?" -> "occupancy").  Prose says the name, never the question, so it becomes an alias."""
+    if not _QUESTION.match(term.title):
+        return []
+    name = " ".join(re.split(r"[-_\s]+", term.rel.rsplit("/", 1)[-1].rsplit(".", 1)[0])).strip()
+    where = "its file name"
+    if _QUESTION.match(name + "?"):
+        asked = _WHAT_IS.match(term.title)
+        name, where = ("", "") if asked is None else (_singular(asked.group(2)) if asked.group(1).lower() == "are"
+                                                       else asked.group(2), "the question")
+    spellings = [term.title, *term.abbreviations, *term.aliases]
+    if not name or any(s.casefold() == name.casefold() for s in spellings) or len(term.aliases) >= MAX_ALIASES:
+        return []
+    term.report.note("aliases", f"the title is a question; {where} gives the term's name {name!r}, added as an "
+                                f"alias so prose that says it gets the tooltip")
+    return [name]
+
+
+def _singular(words: str) -> str:
+    """'tensor cores' -> 'tensor core', 'caches' -> 'cache', 'latencies' -> 'latency' (the last word)."""
+    for plural, one in (("ies", "y"), ("sses", "ss"), ("ches", "ch"), ("shes", "sh"), ("xes", "x"), ("s", "")):
+        if words.endswith(plural) and not words.endswith("ss"):
+            return words[:-len(plural)] + one
+    return words
+
+
+def _add_aliases(terms: list[SourceTerm], drafts: list[Draft], links: list[list[tuple[str, str]]]) -> None:
+    named = [aliases.Named(d.slug, d.title, (d.title, *d.abbreviations, *d.aliases), len(d.aliases))
+             for d in drafts]
+    uses: dict[str, list[str]] = {}
+    for made in links:
+        for text, slug in made:
+            uses.setdefault(slug, []).append(text)
+    new, left = aliases.choose(named, uses)
+    for term, draft in zip(terms, drafts):
+        draft.aliases += new.get(draft.slug, [])
+        for why in left.get(draft.slug, []):
+            term.report.note("aliases", f"link text {why}; not made an alias")
+
+
+def _write(term: SourceTerm, draft: Draft, entries_dir: Path, dry_run: bool, scratch: Path) -> None:
+    text = render(draft)
+    why = problem(text, draft.slug, entries_dir, scratch)
+    if why:
+        term.report.fail("validate", f"the entry would not parse, so it was not written: {why}")
+        return
+    if not dry_run:
+        entries_dir.mkdir(parents=True, exist_ok=True)
+        write(entries_dir / f"{draft.slug}.md", text)
+    term.report.imported = True
