@@ -18,7 +18,7 @@ from typing import Literal
 from glossary.verdicts import assess, gate, trust
 from glossary.verdicts.findings import body_first_line
 from glossary.figures import views
-from glossary.figures.masking import mask_code
+from glossary.entries.masking import mask_code
 from glossary.site import sitefiles
 from glossary.settings import GlossaryError, Settings
 from glossary.verdicts.review import Review

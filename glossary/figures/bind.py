@@ -79,6 +79,19 @@ def _not_figures(body: list[nodes.Node]) -> list[int]:
     return sorted(set(lines))
 
 
+def unevaluated(body: str) -> list[int]:
+    """Body lines (counted from 1) holding template code outside code that the build would not
+    evaluate, as ``render_body`` judges it: anything but bound figures and citations, or text
+    that does not parse as a template at all."""
+    masked, _ = mask_code(body)
+    if "{{" not in masked and "{%" not in masked and "{#" not in masked:
+        return []
+    try:
+        return _not_figures(_env().parse(masked).body)
+    except jinja2.TemplateSyntaxError as err:
+        return [err.lineno or 1]
+
+
 def render_body(body: str, devices: tuple[DeviceView, ...], bytes_by_variant: dict[str, float],
                 variants: tuple[Variant, ...] = (), first_line: int = 1,
                 spec: MeasureSpec | None = None, sources: tuple = (),

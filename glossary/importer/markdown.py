@@ -1,7 +1,7 @@
 """Markdown of an imported term: its opening heading, its first sentence, plain text, and its links.
 
 Code is never touched: fenced blocks and code spans are found by the figures' own rule
-(``glossary.figures.masking.code_regions``), and every pass here reads only the prose between
+(``glossary.entries.masking.code_regions``), and every pass here reads only the prose between
 them.  Every pattern is linear: character classes that cannot overlap, no nested repetition of
 the same characters, and each runs on a body that ``markup_problem`` has already bounded.
 """
@@ -12,7 +12,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from glossary.figures.masking import code_regions
+from glossary.entries.masking import code_regions
+from glossary.figures.bind import unevaluated
 
 _H1 = re.compile(r"\A(?:[ \t]*\n)*[ \t]{0,3}#[ \t]+([^\n]*)(?:\n|\Z)")
 # The text of a link: brackets may nest one level (an image inside a link, "[a [b] c]").
@@ -67,14 +68,20 @@ _PLAIN = re.compile(
 def plain_text(markdown: str) -> str:
     """``markdown`` as plain text on one line: links become their text, code its content, emphasis,
     images and HTML tags go ('See [*warps*](warp.md)' -> 'See warps')."""
+    codes: list[str] = []
+
     def one(m: re.Match) -> str:
-        for group in ("text", "code", "escaped"):
+        if m.group("code") is not None:  # kept aside: a second round must not read code as Markdown
+            codes.append(m.group("code"))
+            return f"\x00{len(codes) - 1}\x00"
+        for group in ("text", "escaped"):
             if m.group(group) is not None:
                 return m.group(group)
         return ""
-    text = markdown
+    text = markdown.replace("\x00", "")
     for _ in range(2):  # a link whose text is a code span or emphasis: two rounds take both
         text = _PLAIN.sub(one, text)
+    text = re.sub(r"\x00(\d+)\x00", lambda m: codes[int(m.group(1))], text)
     return " ".join(text.split())
 
 
@@ -218,10 +225,6 @@ def with_url(tag: str, src: str) -> str:
 
 
 def template_syntax(markdown: str) -> bool:
-    """Whether prose (outside code) holds '{{', '{%' or '{#', which the build reads as a figure."""
-    at = 0
-    for start, end in code_regions(markdown) + [(len(markdown), len(markdown))]:
-        if re.search(r"\{[{%#]", markdown[at:start]):
-            return True
-        at = end
-    return False
+    """Whether prose (outside code) holds '{{', '{%' or '{#' that the build would not evaluate:
+    anything but bound figures and citations (``glossary.figures.bind.unevaluated``)."""
+    return bool(unevaluated(markdown))
