@@ -215,3 +215,16 @@ def test_the_index_files_questions_under_their_term(tmp_path):
     loaded = load_entries(tmp_path)
     assert render.index_term(loaded["occupancy"]) == "occupancy"
     assert render.index_term(loaded["bank-conflict"]) == "Bank conflict"
+
+
+def test_glossary_json_counts_each_entrys_measured_and_cited_figures():
+    import json
+    build = GlossaryBuild(Settings.for_project(ROOT / "entries", environ={"GLOSSARY_PREVIEW": "1",
+                                                                          "GLOSSARY_MEASURE": "never"}),
+                          logging.getLogger("test"))
+    build.load()
+    exported = {e["slug"]: e for e in json.loads(build.site_files()["glossary.json"])["entries"]}
+    tensor = exported["tensor-cores"]
+    assert tensor["figures"]["cited"] == 1 and tensor["figures"]["measured"] > 0
+    cited = [s for s in tensor["sources"] if s["cited_figures"]]
+    assert [(s["id"], s["cited_figures"]) for s in cited] == [("h100-whitepaper", 1)]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import json
 
 from glossary.figures.views import DeviceView, SizeView
+from glossary.site import counts
 
 if TYPE_CHECKING:  # the page model imports this module; its type is for reading only
     from glossary.site.page import PageModel
@@ -62,7 +63,11 @@ def _entry(model: PageModel, directory_urls: bool) -> dict:
         "author": meta.author if model.verdict.publishable else None,
         "reviewer": meta.reviewer if model.verdict.publishable else None,
         "reviewed_on": meta.reviewed_on.isoformat() if meta.reviewed_on else None,
-        "sources": [{"title": s.title, "url": s.url, "checked": s.checked.isoformat()} for s in meta.sources],
+        "sources": [{"title": s.title, "url": s.url, "checked": s.checked.isoformat(),
+                     **({"id": s.id} if s.id else {}), "cited_figures": model.cited.count(s.url)}
+                    for s in meta.sources],
+        # glossary.site.counts: recorded measurements the page shows, and figures cited from its sources
+        "figures": {"measured": sum(counts.measured_figures(d) for d in model.devices), "cited": len(model.cited)},
         "results": [_device(d) for d in model.devices],
     }
 
