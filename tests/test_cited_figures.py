@@ -156,6 +156,7 @@ def test_the_lint_keeps_quiet_on_arithmetic_hypotheticals_and_orders_of_magnitud
         A warp of 32 threads × 4 bytes = 128 bytes; 16 × 8 × 16 = 2,048 products per mma.
         Four loads of 4096 × 4096 × 4 bytes = 64 MiB each, and 2 x 3 = 6.
         Suppose a kernel takes 100 ms. Say, 10 TB/s of bandwidth. For example, 5 µs per launch.
+        A GPU with 10 TB/s of bandwidth would still wait. Loads, e.g. 3 TB/s peaks, are rare.
         A switch is 1000x faster than a context switch, 100× cheaper.
         It is {{ nofig("100 ms") }} and {{ cite("8 TB/s", 1) }} and {{ fig.ms("a") }}.
         {% call cite_table(1) %}

@@ -11,8 +11,9 @@ Not flagged, because they are not figures:
 - code (fences, spans), template expressions, cited tables and ``{{ nofig("...") }}``;
 - arithmetic that holds ("32 × 4 = 128 bytes", "16 × 8 × 16 = 2,048") or a product without a
   result ("32 threads × 4 bytes"); arithmetic that does not hold is flagged as such;
-- a number in a sentence that says it is hypothetical ("suppose", "imagine", "say,", "e.g.",
-  "for example", "for instance", "hypothetical");
+- a number in a sentence that says it is hypothetical or conditional ("suppose", "imagine",
+  "say,", "e.g.", "for example", "for instance", "hypothetical", "if", "would", "could",
+  "might", "assume"): measurements are reported as what happened;
 - an order of magnitude: a round power of ten of 100 or more as a ratio ("1000x faster").
 """
 
@@ -56,9 +57,10 @@ _OPS = {"×": "*", "*": "*", "·": "*", "x": "*", "/": "/", "+": "+", "−": "-"
 _ARITH_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 
 _HYPOTHETICAL = re.compile(r"\b(?:suppose|supposing|imagine|hypothetical(?:ly)?|say,|e\.g\.|for\s+example|"
-                           r"for\s+instance)", re.I)
+                           r"for\s+instance|if|would|could|might|assume|assuming)(?!\w)", re.I)
 _ORDER_OF_MAGNITUDE = re.compile(r"^10{2,}\s*(?:x|×)$", re.I)
-_SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n\s*\n")
+# A sentence ends at . ! ? before a space (not the dot of "e.g.", "i.e.", "vs.", "etc.", "cf.") or at a blank line.
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\betc)(?<!\bcf)[.!?](?=\s|$)|\n\s*\n")
 
 _HOW = ('bind it to the results with {{{{ fig... }}}}, cite its source with {{{{ cite("{text}", "<source id>") }}}}, '
         'or mark it as no figure with {{{{ nofig("{text}") }}}} (see docs/maintainers/writing-an-entry.md, '
@@ -169,11 +171,15 @@ def _arithmetic(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, str, 
 
 
 def _hypothetical(text: str, at: int) -> bool:
-    """Whether the sentence holding offset ``at`` says, before it, that it is hypothetical."""
+    """Whether the sentence holding offset ``at`` says it is hypothetical or conditional ("suppose",
+    "imagine", "say,", "e.g.", "for example", "if", "would", "could", "might", "assume"). Only the
+    400 characters either side are read, so a long text costs the same per number."""
     start = 0
     for end in _SENTENCE_END.finditer(text, max(0, at - 400), at):
         start = end.end()
-    return _HYPOTHETICAL.search(text, max(start, at - 400), at) is not None
+    after = _SENTENCE_END.search(text, at, at + 400)
+    stop = after.end() if after else min(len(text), at + 400)
+    return _HYPOTHETICAL.search(text, max(start, at - 400), stop) is not None
 
 
 def _table_columns(text: str) -> list[tuple[int, str, int]]:
