@@ -66,8 +66,9 @@ measure:                   # the measurement spec; delete this block for an entr
 TODO: what {term} is, in a paragraph a newcomer can follow.
 
 TODO: why it matters for performance, and how to recognise it in a profile.
-Never type a measured number here: bind each figure to the recorded results
-(see docs/maintainers/writing-an-entry.md).
+Never type a measured number here: bind each figure to the recorded results, and cite a
+figure taken from a source with the entry's `sources` (see "Figures: measured, cited or
+none" in docs/maintainers/writing-an-entry.md).
 """
 
 _SCAFFOLD_KERNEL = """\
