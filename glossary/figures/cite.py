@@ -110,7 +110,7 @@ class Citations:
             return str(table)
         out = lines[:body_from]
         for line in lines[body_from:]:
-            out.append(self._marked_row(line, src) if line.strip().startswith("|") or "|" in line else line)
+            out.append(self._marked_row(line, src) if "|" in line else line)
         caption = (f"Cited from [{plain_text(src.title)}](#{source_anchor(src, number)}), checked "
                    f"{src.checked.isoformat()}: these figures were not measured on this site.\n"
                    f"{{: .glossary-cited-caption }}")
