@@ -468,3 +468,18 @@ A warp is 32 threads. It runs in lockstep.
     assert [s.title for s in warp.meta.sources] == ["Guide"] and warp.meta.sources[0].note == "why"
     assert len(notes(report, "s/warp.md", "sources")) >= 2
     assert notes(report, "s/warp.md", "title")  # '# Warp' left the body: the page shows the title
+
+
+def test_figures_typed_by_hand_are_reported_for_a_cite_or_nofig(tmp_path):
+    """The import cannot know a figure's source: each number with a figure's unit that is neither
+    arithmetic nor marked is kept as written and listed in the report, with its line."""
+    src = write_tree(tmp_path / "src", {"a/peak.md": (
+        "---\ntitle: Peak\n---\nA peak is the most a part can do.\n\n"
+        "Hopper reaches 66.9 TFLOPS. A warp reads 32 × 4 = 128 bytes. Suppose a kernel takes 100 ms.\n\n"
+        "| GPU | Bandwidth (TB/s) |\n|:--|--:|\n| X | 3.35 |\n")})
+    report = import_glossary(src, tmp_path / "entries")
+    found = notes(report, "a/peak.md", "figures")
+    assert len(found) == 2, found
+    assert "'66.9 TFLOPS'" in found[0] and "cite" in found[0] and "nofig" in found[0]
+    assert "Bandwidth (TB/s)" in found[1] and "cite_table" in found[1]
+    assert report.ok  # reported, not refused: the entry is written as a draft

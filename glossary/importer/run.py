@@ -225,7 +225,9 @@ def _add_aliases(terms: list[SourceTerm], drafts: list[Draft], links: list[list[
 
 def _write(term: SourceTerm, draft: Draft, entries_dir: Path, dry_run: bool, scratch: Path) -> None:
     text = render(draft)
-    why = problem(text, draft.slug, entries_dir, scratch)
+    why, figures = problem(text, draft.slug, entries_dir, scratch)
+    for note in figures:  # the figures the import could not map to measured or cited ones
+        term.report.note("figures", note)
     if why:
         term.report.fail("validate", f"the entry would not parse, so it was not written: {why}")
         return

@@ -17,6 +17,7 @@ from pathlib import Path
 import yaml
 
 from glossary.entries.errors import EntryError
+from glossary.entries import lint
 from glossary.entries.model import parse_entry
 from glossary.entries.scaffold import SCHEMA_HINT
 
@@ -96,18 +97,30 @@ def render(draft: Draft) -> str:
     return "\n".join(lines) + (body + "\n" if body else "")
 
 
-def problem(text: str, slug: str, entries_dir: Path, scratch: Path) -> str | None:
-    """What the strict entry parser says about ``text`` as entries/<slug>.md; None where it parses.
-    The text is parsed from ``scratch``/<slug>.md (a folder of the caller's, emptied by it)."""
+def problem(text: str, slug: str, entries_dir: Path, scratch: Path) -> tuple[str | None, list[str]]:
+    """What the strict entry parser says about ``text`` as entries/<slug>.md (None where it parses),
+    and what the hand-typed-figure lint says of the parsed entry (``glossary.entries.lint``: each
+    number with a figure's unit that is neither bound, cited nor arithmetic).  The text is parsed
+    from ``scratch``/<slug>.md (a folder of the caller's, emptied by it)."""
     path = scratch / f"{slug}.md"
     path.write_text(text, encoding="utf-8")
     try:
-        parse_entry(path, entries_dir)
+        entry = parse_entry(path, entries_dir)
+        return None, [_figure_note(f) for f in lint.unbound_figures(entry)]
     except EntryError as err:
-        return (f"key '{err.key}': " if err.key else "") + err.message
+        return (f"key '{err.key}': " if err.key else "") + err.message, []
     finally:
         path.unlink(missing_ok=True)
-    return None
+
+
+def _figure_note(finding: lint.Finding) -> str:
+    if finding.kind == "arithmetic":
+        return f"line {finding.line}: '{finding.text}' does not hold ({finding.why})"
+    if finding.kind == "table column":
+        return (f"line {finding.line}: {finding.why}: wrap the table in {{% call cite_table(\"<source id>\") %}} "
+                f"with the source the figures come from")
+    return (f"line {finding.line}: '{finding.text}' reads as a {finding.kind} figure typed by hand: cite its source "
+            f"({{{{ cite(...) }}}}) or mark it as no figure ({{{{ nofig(...) }}}})")
 
 
 def earlier_import(path: Path) -> bool:
