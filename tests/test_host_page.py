@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import ROOT
 from page_fixture import fixture_entry, fixture_view, render, table_after, write_fixture
 from glossary.entries.model import parse_entry
 from glossary.figures import bind
@@ -463,3 +464,12 @@ def test_the_verdict_line_names_the_link_floor_where_a_link_claim_is_about_a_var
     up = _gbps(4 * BIG, MS["upload"])
     assert verdict_line(view, [], [], ["upload"]) == f"upload runs at {100 * up / H2D_FLOOR:.0f}% of the link floor"
     assert verdict_line(view, [], [], ["inout"]) == verdict_line(view, [], [])  # no one-way rate: as without it
+
+
+def test_the_graphs_table_drops_the_kernels_column_where_every_node_is_a_kernel(view):
+    """The fixture's graph holds copies beside its kernels, so it keeps the column; the real
+    cuda-graphs entry's graphs are kernels only, and its table says so in the nodes header."""
+    assert view.headline.graph_kernels_differ
+    real = render(ROOT, "cuda-graphs")
+    header = table_after(real, "CUDA graphs at")[0]
+    assert header == ["version", "nodes (all kernels)", "instantiation", "host per replay", "host per kernel node"]

@@ -229,3 +229,17 @@ def test_check_warns_of_an_image_on_the_themes_favicon_path(tmp_path):
     project = write_project(tmp_path, {"alpha": _entry("Alpha", body)}, {"assets/images/favicon.png": PNG})
     reports, _ = inspect(project / "entries")
     assert [p.message for p in reports[0].problems if "theme" in p.message]
+
+
+def test_an_image_no_entry_links_is_named_as_not_published(tmp_path):
+    """Like any other file the site leaves out, an image in assets/images/ that no entry links
+    (published or not) is named; a linked one and its dark partner are not."""
+    from glossary.entries.model import load_entries
+    from glossary.site import sitefiles
+    folder = tmp_path / "assets" / "images"
+    folder.mkdir(parents=True)
+    for name in ("used.svg", "used.dark.svg", "orphan.png", "notes.txt"):
+        (folder / name).write_bytes(b"<svg/>")
+    (tmp_path / "t.md").write_text("---\ntitle: T\nsummary: S.\n---\n![Used](assets/images/used.svg)\n")
+    stray = sitefiles.stray_files(tmp_path, load_entries(tmp_path))
+    assert len(stray) == 1 and "orphan.png: is an image no entry links" in stray[0], stray

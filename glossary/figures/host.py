@@ -175,6 +175,12 @@ class SizeHostMixin:
         return tuple(r for r in self.rows if r.graph is not None)
 
     @property
+    def graph_kernels_differ(self) -> bool:
+        """Whether some graph holds nodes other than kernels (copies, events), so the table needs a
+        kernels column beside the nodes; where every node is a kernel it would repeat the count."""
+        return any(r.kernels != r.graph_nodes for r in self.graph_rows)
+
+    @property
     def plain_launch_rows(self) -> tuple:
         """Variants launched as plain kernels (no graph) whose host time was taken (timing.clock: both)."""
         return tuple(r for r in self.rows if r.graph is None and r.host_us_per_launch is not None and r.kernels)

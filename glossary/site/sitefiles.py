@@ -110,11 +110,15 @@ def stray_files(entries_dir: Path, entries: dict) -> list[str]:
 
     ``entries`` maps slugs to parsed entries.  Entry files (``entries/*.md``), the
     home page, dotfiles, ``__pycache__`` and the ``assets/`` folder's non-page files
-    are not stray; every other page, and every file in an entry's folder other than
-    its declared files and its results, is.  Links are reported, never followed.
+    are not stray, except an image in ``assets/images/`` that no entry links (nor is
+    the dark partner of one that is linked); every other page, and every file in an
+    entry's folder other than its declared files and its results, is.  Links are
+    reported, never followed.
     """
     out = []
     root = Path(entries_dir)
+    linked = {path for entry in entries.values()
+              for path in [*getattr(entry, "image_files", {}), *images.asset_images(entry.body)]}
     for folder, dirs, files in os.walk(root, followlinks=False):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _IGNORED_DIRS)
         here = Path(folder)
@@ -124,6 +128,9 @@ def stray_files(entries_dir: Path, entries: dict) -> list[str]:
             if name.startswith(".") or name.endswith(_IGNORED_SUFFIXES):
                 continue
             why = _stray_reason(rel, path, entries)
+            if why is None and rel.startswith(f"{images.IMAGES_DIR}/") and images.is_image(rel) and rel not in linked:
+                why = ("is an image no entry links; it is not published: link it from an entry's body as "
+                       f"![...]({rel}), or remove it")
             if why:
                 out.append(f"{path}: {why}")
     return out
