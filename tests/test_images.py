@@ -98,7 +98,7 @@ def test_reference_images_and_a_leading_dot_slash_are_paired():
     "`![A tile](assets/images/tile.png)`\n",
     "```markdown\n![A tile](assets/images/tile.png)\n```\n",
     "![Other](assets/images/other.png)\n",
-    '<img src="assets/images/tile.png" alt="raw HTML is left as written">\n',
+    '<img src="assets/images/tile.png#only-light" alt="a fragment of the author\'s own">\n',
 ])
 def test_what_is_left_alone(body):
     assert light_dark.pair(body, PAIRED | {"assets/images/other.png"}) == body
@@ -243,3 +243,9 @@ def test_an_image_no_entry_links_is_named_as_not_published(tmp_path):
     (tmp_path / "t.md").write_text("---\ntitle: T\nsummary: S.\n---\n![Used](assets/images/used.svg)\n")
     stray = sitefiles.stray_files(tmp_path, load_entries(tmp_path))
     assert len(stray) == 1 and "orphan.png: is an image no entry links" in stray[0], stray
+
+
+def test_a_raw_html_image_is_paired_as_two_tags():
+    out = light_dark.pair('<p><img src="assets/images/tile.png" alt="A tile" width="300"></p>\n', PAIRED)
+    assert out == ('<p><img src="assets/images/tile.png#only-light" alt="A tile" width="300">'
+                   '<img src="assets/images/tile.dark.png#only-dark" alt="A tile" width="300"></p>\n')

@@ -7,8 +7,9 @@ fragments, same alt text, title and attributes::
     ![alt](assets/images/NAME.EXT#only-light)![alt](assets/images/NAME.dark.EXT#only-dark)
 
 Material's stylesheet hides ``#only-dark`` images under the light scheme and ``#only-light``
-ones under the dark (slate) scheme.  Code is shown as typed, an image whose target already has
-a fragment (an author who wrote ``#only-light`` themselves) is left alone, and so is raw HTML.
+ones under the dark (slate) scheme.  A raw HTML ``<img src="...">`` is paired the same way, as two
+tags.  Code is shown as typed, and an image whose target already has a fragment (an author who
+wrote ``#only-light`` themselves) is left alone.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ _TITLE = r"""(?:\s+(?:"[^"\n]*"|'[^'\n]*'))"""
 _ATTRS = r"(?:\{[^{}\n]*\})"  # attr_list's { width=300 } after the image
 _INLINE = re.compile(rf"!\[(?P<alt>[^\[\]\n]*)\]\(\s*<?(?P<target>[^\s()<>]+)>?(?P<title>{_TITLE}?)\s*\)"
                      rf"(?P<attrs>{_ATTRS}?)")
+_HTML = re.compile(r"""<img\b(?P<before>[^<>\n]*?\bsrc\s*=\s*)(?P<q>["'])(?P<target>[^"'<>\n]+)(?P=q)(?P<after>[^<>\n]*)>""",
+                   re.I)
 _REFERENCE = re.compile(rf"!\[(?P<alt>[^\[\]\n]*)\](?:\[(?P<ref>[^\[\]\n]*)\])?(?![(\[:])(?P<attrs>{_ATTRS}?)")
 
 
@@ -43,19 +46,37 @@ def pair(markdown: str, available: Collection[str]) -> str:
         target = defined.get(images.label(match.group("ref") or match.group("alt")))
         return match.group(0) if target is None else _both(match, target, "", available)
 
+    def html(match: re.Match) -> str:
+        target = match.group("target")
+        dark = _partner(target, available)
+        if dark is None:
+            return match.group(0)
+        tag = "<img{before}{q}{src}{q}{after}>"
+        parts = {k: match.group(k) for k in ("before", "q", "after")}
+        return tag.format(src=target + LIGHT, **parts) + tag.format(src=dark + DARK, **parts)
+
     masked = _INLINE.sub(inline, masked)
     masked = _REFERENCE.sub(reference, masked)
+    masked = _HTML.sub(html, masked)
     return unmask_code(masked, codes)
+
+
+def _partner(target: str, available: Collection[str]) -> str | None:
+    """The dark partner's link for ``target`` (as the author wrote it, a leading ./ kept), or None
+    where it has none or the author gave the link a fragment or query of their own."""
+    if "#" in target or "?" in target:
+        return None
+    path = images.ImageLink(target, 0).published_path
+    partner = images.dark_partner(path) if path else None
+    if partner is None or partner not in available:
+        return None
+    return target[: len(target) - len(path)] + partner
 
 
 def _both(match: re.Match, target: str, title: str, available: Collection[str]) -> str:
     """The light and the dark image for ``target``, or the match as it was when it has no partner."""
-    if "#" in target or "?" in target:
+    dark = _partner(target, available)
+    if dark is None:
         return match.group(0)
-    path = images.ImageLink(target, 0).published_path
-    partner = images.dark_partner(path) if path else None
-    if partner is None or partner not in available:
-        return match.group(0)
-    dark = target[: len(target) - len(path)] + partner  # keeps a leading ./ as the author wrote it
     alt, attrs = match.group("alt"), match.group("attrs")
     return f"![{alt}]({target}{LIGHT}{title}){attrs}![{alt}]({dark}{DARK}{title}){attrs}"
