@@ -467,3 +467,13 @@ def test_plot_text_is_escaped_and_well_formed():
     root = ET.fromstring(svg)
     assert not [el for el in root.iter() if el.tag.endswith("script") or any(a.startswith("on") for a in el.attrib)]
     assert names[0] in "".join(root.itertext()) and "ab]]>&" in "".join(root.itertext())
+
+
+def test_underscores_at_a_words_edge_are_shown_as_typed():
+    """A source note saying "__launch_bounds__" rendered as bold "launch_bounds" (seen in the
+    register-spilling page's Sources); underscores inside a word stay unescaped."""
+    import markdown
+    from glossary.figures.fmt import plain_text
+    for typed in ("-maxrregcount and __launch_bounds__ as the controls", "_x_ and *y*", "sm_90, wmma_f16"):
+        assert markdown.markdown(plain_text(typed)) == f"<p>{typed}</p>"
+    assert plain_text("sm_90 wmma_f16") == "sm_90 wmma_f16"

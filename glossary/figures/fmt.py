@@ -123,6 +123,7 @@ def fmt_bpe(value: float) -> str:
 # chain_fused are everywhere, Python-Markdown does not emphasise inside words, and emphasis
 # cannot inject anything.
 _MARKDOWN_ACTIVE = re.compile(r"([\\`*{}\[\]])")
+_EMPHASIS_UNDERSCORES = re.compile(r"(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])")
 # What opens a block where a value starts a line: a heading, an admonition (!!!), details (???),
 # a tab (===), a fence (~~~), a table row, a list item, a rule; the character is written as a
 # numeric reference, which renders as itself.  ("<" and ">" are escaped anyway.)
@@ -147,6 +148,9 @@ def plain_text(value: Any) -> str:
     """
     text = one_line(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     text = _MARKDOWN_ACTIVE.sub(r"\\\1", text)
+    # an underscore run at a word's edge opens or closes emphasis (__launch_bounds__); one inside a
+    # word (sm_90, wmma_f16) never does in Python-Markdown, so only edge runs are escaped
+    text = _EMPHASIS_UNDERSCORES.sub(lambda m: m.group(0).replace("_", "\\_"), text)
     start = _BLOCK_START.match(text)
     if start:
         at = start.end() if start.group().isdigit() else 0  # "1." -> "1&#46;"
