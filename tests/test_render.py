@@ -122,6 +122,7 @@ def test_counters_carried_from_an_earlier_result_say_so_on_the_page():
     data = copy.deepcopy(json.loads((entry.folder / "results" / "nvidia-h200.json").read_text()))
     for size in data["sizes"]:  # the recorded result may carry counters itself: start from none carried
         size.pop("counters_from", None)
+    uncarried = copy.deepcopy(data)
     for size in data["sizes"][-2:]:
         size["counter_key"] = "sha256:k"
         size["counters_from"] = {"captured_at": "2026-11-30T10:00:00+00:00", "fingerprint": "sha256:f",
@@ -137,7 +138,6 @@ def test_counters_carried_from_an_earlier_result_say_so_on_the_page():
     assert "were not profiled again" not in render.render_entry(
         render.make_env(ROOT / "templates"),
         page_mod.PageModel(entry=entry, verdict=judge(entry.meta.author, entry.meta.reviewer, ()),
-                           devices=findings.collect(entry, {"nvidia-h200": parse(json.loads(
-                               (entry.folder / "results" / "nvidia-h200.json").read_text()))}).devices,
+                           devices=findings.collect(entry, {"nvidia-h200": parse(uncarried)}).devices,
                            related=(), preview=True, body=measured.body, claims=measured.claims,
                            figure_problems=measured.figure_problems))
