@@ -23,6 +23,24 @@ def front_matter(slug: str) -> dict:
     return split(slug)[0]
 
 
+def check_unsigned_and_files(slug: str) -> dict:
+    """The checks every real entry's front-matter passes: nobody's name typed (author and reviewer
+    pending, no dates), sources on https, related entries and the spec's files there, the headline
+    one of the sizes. Returns the front-matter for the caller's own checks."""
+    fm = front_matter(slug)
+    assert fm["author"] == "pending" and fm["reviewer"] == "pending"
+    assert fm["written_on"] is None and fm["reviewed_on"] is None
+    assert all(s["url"].startswith("https://") for s in fm["sources"])
+    for other in fm["related"]:
+        assert (ENTRIES / f"{other}.md").exists(), other
+    m = fm["measure"]
+    for source in m["sources"]:
+        assert (ENTRIES / slug / source).exists()
+    assert (ENTRIES / slug / m["reference"]).exists()
+    assert m["headline"] in m["sizes"]
+    return fm
+
+
 def reference_of(slug: str):
     """The entry's reference.py, imported under a module name of its own."""
     path = ENTRIES / slug / "reference.py"

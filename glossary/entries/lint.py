@@ -44,8 +44,8 @@ _REGEX = re.compile("|".join(f"(?P<p{i}>{p})" for i, (_, p) in enumerate(_PATTER
 # A table header naming a figure's unit: "Memory bandwidth (TB/s)", "TFLOPS", "Latency [ns]".
 _HEADER_UNIT = re.compile("|".join(f"(?P<p{i}>(?<![\\w/]){u})" for i, (_, u) in enumerate(_UNITS[:4])), re.I)
 _BARE_NUMBER = re.compile(r"^[~≈<>]?\s*\d[\d,]*(?:\.\d+)?\s*\*{0,2}$")
-_SEPARATOR_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
-_CELL = re.compile(r"(?<!\\)\|")
+TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
+TABLE_CELL = re.compile(r"(?<!\\)\|")
 
 # Arithmetic: numbers joined by operators, each with up to three words of unit after it, perhaps
 # with a result: "32 threads × 4 bytes = 128 bytes".  Bounded repetitions: the scan stays linear.
@@ -192,12 +192,12 @@ def _table_columns(text: str) -> list[tuple[int, str, int]]:
         offsets.append(offsets[-1] + len(line) + 1)
     i = 0
     while i < len(lines) - 1:
-        if "|" in lines[i] and _SEPARATOR_ROW.match(lines[i + 1]) and "-" in lines[i + 1]:
-            header = [c.strip() for c in _CELL.split(lines[i].strip().strip("|"))]
+        if "|" in lines[i] and TABLE_SEPARATOR.match(lines[i + 1]) and "-" in lines[i + 1]:
+            header = [c.strip() for c in TABLE_CELL.split(lines[i].strip().strip("|"))]
             j = i + 2
             counts = [0] * len(header)
             while j < len(lines) and "|" in lines[j] and lines[j].strip():
-                cells = [c.strip() for c in _CELL.split(lines[j].strip().strip("|"))]
+                cells = [c.strip() for c in TABLE_CELL.split(lines[j].strip().strip("|"))]
                 for k, cell in enumerate(cells[:len(header)]):
                     counts[k] += bool(_BARE_NUMBER.match(cell))
                 j += 1

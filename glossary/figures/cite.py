@@ -20,31 +20,22 @@ names no source of the entry is a problem the publish gate refuses, as a figure 
 
 from __future__ import annotations
 
-import html
 import re
 from dataclasses import dataclass, field
 
+from glossary.entries.lint import TABLE_CELL, TABLE_SEPARATOR
 from glossary.entries.model import Source
+from glossary.figures.figure import title_attribute
 from glossary.figures.fmt import plain_text
 
-# Inside a title attribute: Markdown's inline patterns run before raw HTML is recognised (as in figure.py).
-_ATTRIBUTE_SAFE = {ord(c): f"&#{ord(c)};" for c in "`*_[]{}()\\~!#|"}
 # A table cell that is a figure: a number, perhaps approximate, with a short unit after it.
 _NUMERIC_CELL = re.compile(r"^[~≈<>≤≥]?\s*[-+]?\d[\d,]*(?:\.\d+)?\s*[A-Za-z%/µ×x·]{0,12}\*{0,2}$")
-_SEPARATOR_ROW = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(?:\|\s*:?-{1,}:?\s*)*\|?\s*$")
-_CELL_SPLIT = re.compile(r"(?<!\\)\|")
 TABLE_CITES_MAX_ROWS = 200  # a datasheet table; a longer one is data for a file, not a page
 
 
 def source_anchor(source: Source, number: int) -> str:
     """The id of a source's item in the page's Sources list (``number`` counts from 1)."""
     return f"source-{source.id or number}"
-
-
-def _title(text: str) -> str:
-    """A tooltip's text as a title attribute holds it (escaped twice: Material shows it as HTML)."""
-    escaped = html.escape(html.escape(" ".join(text.split()), quote=False), quote=True)
-    return escaped.translate(_ATTRIBUTE_SAFE)
 
 
 @dataclass
@@ -81,7 +72,7 @@ class Citations:
 
     def _span(self, text: str, source: Source) -> str:
         where = f"Cited from {source.title}, checked {source.checked.isoformat()}; not measured on this site"
-        return f'<span class="glossary-cited" title="{_title(where)}">{plain_text(text)}</span>'
+        return f'<span class="glossary-cited" title="{title_attribute(where)}">{plain_text(text)}</span>'
 
     def cite(self, text, source) -> str:
         """One cited figure: ``text`` as typed, marked, with its source in the tooltip."""
@@ -99,7 +90,7 @@ class Citations:
             return f"{table}\n\n**[no source: {plain_text(str(source))}]**\n"
         src, number = found
         lines = str(table).strip("\n").split("\n")
-        body_from = next((i + 1 for i, line in enumerate(lines) if _SEPARATOR_ROW.match(line)), None)
+        body_from = next((i + 1 for i, line in enumerate(lines) if TABLE_SEPARATOR.match(line)), None)
         if body_from is None:
             self.problems.append(f"cite_table({source!r}) holds no Markdown table (a header row, then a row "
                                  f"such as |:--|--:|)")
@@ -117,7 +108,7 @@ class Citations:
         return "\n".join(out) + "\n\n" + caption + "\n"
 
     def _marked_row(self, line: str, source: Source) -> str:
-        cells = _CELL_SPLIT.split(line)
+        cells = TABLE_CELL.split(line)
         for i, cell in enumerate(cells):
             value = cell.strip()
             if value and _NUMERIC_CELL.match(value):

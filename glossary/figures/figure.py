@@ -11,6 +11,12 @@ from glossary.figures.fmt import plain_text
 _ATTRIBUTE_SAFE = {ord(c): f"&#{ord(c)};" for c in "`*_[]{}()\\~!#|"}
 
 
+def title_attribute(text: str) -> str:
+    """``text`` as the title attribute of a raw HTML span in the body: one line, escaped twice
+    (Material shows a title as HTML), Markdown's inline characters as character references."""
+    return html.escape(html.escape(" ".join(text.split()), quote=False), quote=True).translate(_ATTRIBUTE_SAFE)
+
+
 class NoResult(Exception):
     """A bound figure with nothing recorded to bind to."""
 
@@ -27,9 +33,7 @@ class Figure:
         # One line: a line break inside the tag would end it as raw HTML and leave its text to Markdown.
         # Markdown's inline patterns (code spans, emphasis, links) run before raw HTML is recognised,
         # so their characters are character references inside the tag.
-        where = html.escape(html.escape(" ".join(self.where.split()), quote=False), quote=True)
-        where = where.translate(_ATTRIBUTE_SAFE)
-        return f'<span class="glossary-figure" title="{where}">{plain_text(self.text)}</span>'
+        return f'<span class="glossary-figure" title="{title_attribute(self.where)}">{plain_text(self.text)}</span>'
 
     def __html__(self) -> str:
         return str(self)
