@@ -3,10 +3,11 @@
 Importing this package never imports pycuda; only ``measure.harness`` needs a GPU.
 """
 
-HARNESS_VERSION = "1.6"  # 1.1: counters per size; 1.2: the L2 flush reads instead of writing;
+HARNESS_VERSION = "1.7"  # 1.1: counters per size; 1.2: the L2 flush reads instead of writing;
 #                          1.3: samples until each median is known to +/-target_ci; copy floor past 4x L2;
 #                          1.4: inputs drawn in fixed chunks on every core (new values for a seed);
 #                          1.5: sweeps, per-variant builds, kernel attributes, narrow types, typed scalars;
-#                          1.6: host buffers, copies, streams, graphs; the fingerprint leaves defaults out
+#                          1.6: host buffers, copies, streams, graphs; the fingerprint leaves defaults out;
+#                          1.7: kernels compiled by nvcc and the reference run in the sandbox (no pycuda include path)
 COUNTER_VERSION = "3"  # the counter pass and the inputs it profiles; 2: inputs as in harness 1.4;
 #                        3: declared metrics, read in base units

@@ -10,6 +10,7 @@ import pytest
 from measure import occupancy
 from measure.harness import counters
 from measure.harness import compile as nvcc
+from measure.sandbox import nvcc as sandbox_nvcc
 from measure.harness.workspace import NP_DTYPES, POISON, fill_input
 from measure.spec import MeasureSpec
 from measure.spec.limits import NOMINAL_DEVICE
@@ -127,7 +128,7 @@ def test_defines_and_register_limits_make_builds_of_their_own():
 
 def test_the_variant_options_follow_the_spec_flags_in_the_nvcc_command(tmp_path):
     spec = spec_of()
-    cmd = nvcc.nvcc_command(spec, tmp_path / "k.cu", "sm_90", tmp_path / "o.cubin", extra=("-DTILE=32",))
+    cmd = sandbox_nvcc.command("nvcc", [*spec.nvcc_flags, "-DTILE=32"], "sm_90", "k.cu")
     assert cmd[2:2 + len(spec.nvcc_flags) + 1] == [*spec.nvcc_flags, "-DTILE=32"]
 
 

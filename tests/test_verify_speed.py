@@ -216,7 +216,7 @@ def test_glossary_try_prints_the_table_and_records_nothing(monkeypatch, tmp_path
     data = json.loads(before)
     spec = load_entries(tmp_path / "entries")["kernel-fusion"].meta.measure
 
-    def fake_measure(slug, folder, one, fingerprint, progress):
+    def fake_measure(slug, folder, one, fingerprint, progress, **confinement):
         assert one.sizes == [dict(spec.headline)] and one.counters is False
         size = next(s for s in data["sizes"] if s["params"] == dict(spec.headline))
         return {k: v for k, v in dict(data, sizes=[size], counters=None).items()

@@ -23,6 +23,7 @@ from glossary.entries.frontmatter import split_front_matter
 from glossary.entries.markdown_budget import markup_problem
 from measure import results
 from measure.spec import MeasureSpec
+from measure.spec.includes import IncludeError, included_files
 from measure.typed import SchemaError, describe, doc, json_schema, load
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -255,6 +256,15 @@ def _read_measured_files(entry: Entry, entries_dir: Path) -> dict[str, bytes]:
             files[name] = target.read_bytes()
         except OSError as err:
             raise EntryError(entry.path, key, f"cannot read {entry.folder / name}: {err.strerror or err}") from None
+    # Every file of the entry's folder the sources include counts too: a header edited after review
+    # makes both the results and the review stale.
+    try:
+        headers = included_files(own, list(spec.sources))
+    except IncludeError as err:
+        raise EntryError(entry.path, f"measure.sources ({err.file}, line {err.line})", err.message) from None
+    except OSError as err:
+        raise EntryError(entry.path, "measure.sources", f"cannot read an included file: {err.strerror or err}") from None
+    files.update({name: data for name, data in headers.items() if name not in files})
     return files
 
 

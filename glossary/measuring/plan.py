@@ -6,6 +6,7 @@ The harness itself is ``measure.harness`` (pycuda); this module only decides
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from typing import Callable
 
@@ -18,6 +19,19 @@ from measure.results import staleness
 
 class NoGPU(Exception):
     """Measurement was required but this machine cannot measure."""
+
+
+class NoSandbox(Exception):
+    """This machine has a GPU but cannot confine author code: nothing is measured (the message says
+    how to install bubblewrap)."""
+
+
+def sandbox_problem() -> str | None:
+    """None where author code can be confined here; else the one line to show."""
+    from measure import sandbox
+
+    why = sandbox.problem()
+    return None if why is None else f"no sandbox for author code, so nothing is measured: {why}"
 
 
 def probe() -> tuple[bool, str]:
@@ -100,6 +114,9 @@ def measure_entries(entries: list[Entry], log: logging.Logger, *, only_stale: bo
         if not available:
             raise NoGPU(why)
     chosen = pool.select_gpus(gpus, available)
+    why = sandbox_problem() if target == pool.HARNESS else None
+    if why:
+        raise NoSandbox(why)
     with pool.hold_gpus(chosen, lambda line: log.info("%s", line)):
         return _measure(entries, log, chosen, only_stale=only_stale, shard=shard, deadline_s=deadline_s,
                         target=target, say=say, on_done=on_done, on_configs=on_configs, carry=carry)
@@ -124,8 +141,15 @@ def _measure(entries: list[Entry], log: logging.Logger, chosen: list[dict], *, o
     signer = node_signer(log)
     from measure.harness import failure_record  # the producer's own record; never built here
 
+    assigned = {g["index"]: g for g in chosen}
+    replaced: dict[tuple[str, str], pool.Outcome] = {}
+
     def record(outcome: pool.Outcome) -> None:
         entry, job = by_slug[outcome.job.slug], outcome.job
+        if outcome.ok:
+            mismatch = job_mismatch(job, outcome.result, assigned.get(outcome.gpu))
+            if mismatch:
+                outcome = replaced[(job.slug, job.device)] = dataclasses.replace(outcome, result=None, error=mismatch)
         if outcome.ok:
             result = dict(outcome.result, format=store.RESULT_FORMAT)  # signed as it is stored
             result = attest.sign_result(result, signer) if signer else result
@@ -144,7 +168,7 @@ def _measure(entries: list[Entry], log: logging.Logger, chosen: list[dict], *, o
 
     runner_pool = pool.Pool(chosen, deadline_s=deadline_s, target=target, on_done=record, on_configs=on_configs,
                             say=say or (lambda who, line: log.info("[%s] %s", who, line)))
-    outcomes = runner_pool.run(jobs)
+    outcomes = [replaced.get((o.job.slug, o.job.device), o) for o in runner_pool.run(jobs)]
     failed = [o for o in outcomes if not o.ok]
     if failed:
         lines = "\n".join(f"  {o.job.slug} on {o.job.device}: {headline(o.error)}" for o in failed)
@@ -166,6 +190,49 @@ def node_signer(log: logging.Logger) -> attest.Signer | None:
                     "under trust: signed: run `glossary node init` and add its line to "
                     "trust/nodes.allowed_signers (docs/maintainers/trust.md)", attest.node_key_path())
     return signer
+
+
+def job_mismatch(job: pool.Job, result: object, gpu: dict | None) -> str | None:
+    """Why a worker's result is not the job it was given, or None: its entry, its device (against this
+    process's own query of the GPU it assigned) and its fingerprint must all be the job's.  A result
+    that is not the job's is recorded as a failure, never signed."""
+    if not isinstance(result, dict):
+        return f"{job.slug}: the worker returned no result object; nothing was signed"
+    env = result.get("environment") if isinstance(result.get("environment"), dict) else {}
+    device = assigned_device(gpu) if gpu else None
+    wrong = []
+    if result.get("entry") != job.slug:
+        wrong.append(f"entry {str(result.get('entry'))[:80]!r}")
+    if result.get("device") != job.device or (device is not None and device != job.device):
+        wrong.append(f"device {str(result.get('device'))[:80]!r} (this node assigned {device or job.device})")
+    if result.get("fingerprint") != job.fingerprint:
+        wrong.append("fingerprint " + str(result.get("fingerprint"))[:80])
+    bus = str(env.get("pci_bus_id") or "").lower()
+    if gpu and gpu.get("pci_bus_id") and bus and bus != str(gpu["pci_bus_id"]).lower():
+        wrong.append(f"GPU at {bus[:40]} (assigned {gpu['pci_bus_id']})")
+    if not wrong:
+        return None
+    return (f"{job.slug}: the result does not match the job it was given ({', '.join(wrong)}); "
+            f"nothing was signed or recorded as a result")
+
+
+def assigned_device(gpu: dict) -> str | None:
+    """The device key of the GPU this node assigned, from its own NVML query by PCI bus id (the
+    pool's listing where NVML is not there)."""
+    name = gpu.get("name")
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        try:
+            handle = pynvml.nvmlDeviceGetHandleByPciBusId(str(gpu["pci_bus_id"]).encode())
+            got = pynvml.nvmlDeviceGetName(handle)
+            name = got.decode() if isinstance(got, bytes) else got
+        finally:
+            pynvml.nvmlShutdown()
+    except Exception:  # no NVML here (tests, a CPU machine): the pool's own listing stands
+        pass
+    return store.device_key(name) if name else None
 
 
 def headline(error: str) -> str:

@@ -29,7 +29,8 @@ CONFIGS_INTERVAL_S = 0.1  # at most ten ``configs`` events a second per worker: 
 
 def run_harness(job: Job, progress: Callable[[str], None],
                 on_configs: Callable[[float, int], None] | None = None) -> dict:
-    """The real job: parse the entry again and measure it with the pycuda harness."""
+    """The real job: parse the entry again and measure it with the pycuda harness.  The entry's
+    reference and compiles run in the sandbox; nothing of the entry is imported into this process."""
     from glossary.entries.model import parse_entry
     from measure import harness
 
@@ -38,7 +39,8 @@ def run_harness(job: Job, progress: Callable[[str], None],
         raise harness.MeasurementError(f"{job.slug}: the entry has no measure spec any more")
     prior = json.loads(job.prior_counters) if job.prior_counters else None
     result = harness.measure_entry(entry.slug, entry.folder, entry.meta.measure, job.fingerprint,
-                                   progress=progress, on_configs=on_configs, prior_counters=prior)
+                                   progress=progress, on_configs=on_configs, prior_counters=prior,
+                                   covered=set(entry.kernel_files))
     measured = results.parse_measured(result)  # what the parent will store, checked here
     expected_bus = os.environ.get("GLOSSARY_WORKER_PCI_BUS_ID") or None
     got_bus = measured.environment.pci_bus_id

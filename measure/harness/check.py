@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import dis
-import inspect
 import traceback
 from typing import Any, Callable
 
@@ -16,6 +14,8 @@ from measure.harness.errors import MeasurementError
 from measure.harness.launches import Call
 from measure.harness.session import GpuSession
 from measure.harness.workspace import NP_DTYPES, Workspace, poison
+from measure.sandbox import ReferenceFailed
+from measure.sandbox.server import reads_argument as inspect_reads
 from measure.spec import MeasureSpec
 from measure.spec.sweep import MeasuredVariant
 
@@ -105,32 +105,43 @@ def reads_point(reference: Callable) -> bool:
 
 
 def reads_argument(reference: Callable, position: int) -> bool:
-    """Whether ``reference`` reads its parameter at ``position`` (True where it cannot be inspected)."""
-    code = getattr(reference, "__code__", None)
-    if code is None or code.co_argcount <= position or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
-        return True
-    name = code.co_varnames[position]
-    if name in code.co_cellvars:  # a closure inside reads it
-        return True
-    for ins in dis.get_instructions(code):
-        if ins.opname.startswith(("LOAD_", "STORE_", "DELETE_")):
-            names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)  # LOAD_FAST_LOAD_FAST
-            if name in names or _INTROSPECTION.intersection(n for n in names if isinstance(n, str)):
-                return True
-    return False
+    """Whether ``reference`` reads its parameter at ``position`` (True where it cannot be inspected).
+    A sandboxed reference was inspected inside its sandbox, by the same function."""
+    told = getattr(reference, {0: "reads_variant", 3: "reads_point"}.get(position, ""), None)
+    if isinstance(told, bool):
+        return told
+    return inspect_reads(reference, position)
 
 
-# Builtins through which a function could read its own parameters without naming them.
-_INTROSPECTION = frozenset({"locals", "vars", "eval", "exec"})
+def call_reference(reference: Callable, variant: str, inputs: dict[str, np.ndarray], scalars: dict,
+                   params: dict, sizes: dict[str, int], start: int | None = None, stop: int | None = None) -> Any:
+    """The reference's answer for elements [start, stop) of ``inputs`` (all where None), each input
+    given as float64.  A sandboxed reference (``measure.sandbox.SandboxedReference``) gets the inputs
+    in their own types and converts them inside; a plain function (tests) here.  ReferenceFailed or
+    whatever the plain function raises propagates."""
+    chunk = getattr(reference, "chunk", None)
+    if chunk is not None:
+        return chunk(variant, inputs, scalars, params, start, stop, sizes)
+    piece = {k: np.asarray(v[start:stop], dtype=np.float64) for k, v in inputs.items()}
+    return reference(variant, piece, scalars, params)
+
+
+def reference_raised(label: str, err: BaseException, where: str = "") -> MeasurementError:
+    """The error for a reference that failed: the sandbox's own words, or a plain function's traceback."""
+    if isinstance(err, ReferenceFailed):
+        return MeasurementError(f"{label}: {err}{where}")
+    return MeasurementError(f"{label}: the reference raised{where}:\n{traceback.format_exc(limit=3)}")
 
 
 class Expected:
     """The reference's outputs at one size, computed once per variant, or once for all of them
     where the reference never reads the variant (``reads_variant``)."""
 
-    def __init__(self, reference: Callable, inputs64: dict[str, np.ndarray], scalars: dict[str, float],
-                 params: dict[str, int], in_phase: Callable[[], Any] = contextlib.nullcontext) -> None:
-        self.reference, self.inputs64, self.scalars, self.params = reference, inputs64, scalars, params
+    def __init__(self, reference: Callable, inputs: dict[str, np.ndarray], scalars: dict[str, float],
+                 params: dict[str, int], in_phase: Callable[[], Any] = contextlib.nullcontext,
+                 sizes: dict[str, int] | None = None) -> None:
+        self.reference, self.inputs, self.scalars, self.params = reference, inputs, scalars, params
+        self.sizes = sizes or {}  # output -> elements: what the reference must return
         self.in_phase = in_phase  # a context the reference runs in (the phase clock's "reference")
         self.shared = not reads_variant(reference)
         self.by_point = reads_point(reference)
@@ -144,7 +155,8 @@ class Expected:
         if key not in self._cache:
             self._cache.clear()  # one variant's float64 outputs at a time: they can be gigabytes
             with self.in_phase():
-                self._cache[key] = self.reference(base, self.inputs64, self.scalars, params)
+                self._cache[key] = call_reference(self.reference, base, self.inputs, self.scalars, params,
+                                                  self.sizes)
         return self._cache[key]
 
 
@@ -252,8 +264,8 @@ def check_variant(slug: str, spec: MeasureSpec, variant: MeasuredVariant, calls:
     got = run_variant(spec, variant, calls, ws, gpu, label)
     try:
         answer = expected_outputs_of.outputs(variant)
-    except Exception:
-        raise MeasurementError(f"{label}: the reference raised:\n{traceback.format_exc(limit=3)}") from None
+    except Exception as err:
+        raise reference_raised(label, err) from None
     expected = expected_outputs(answer, spec, label, {n: ws.counts[n] for n in output_names(spec)})
     checks = []
     for name in got:

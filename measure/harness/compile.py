@@ -1,27 +1,24 @@
-"""Compiling an entry: cubins with nvcc on the CPU, pycuda's cached compile on the GPU, the reference.
+"""Compiling an entry: cubins from nvcc in the sandbox, on the CPU and on the GPU; the reference.
 
 The CPU test suite compiles every entry's kernels for every arch the spec claims
-(``compile_cubin``).  On the GPU the harness compiles through pycuda's
-``SourceModule`` into a cache folder of ours (``compile_kernels``, ``cache_dir``);
-``pycuda_command`` reproduces the exact command line pycuda runs so it can be
-recorded with the results.  ``load_reference`` imports the entry's float64 reference.
+(``compile_cubin``).  Every compile runs nvcc in the sandbox (``measure.sandbox``): on the GPU the
+harness loads the cubins it returns, cached in a folder of ours (``compile_kernels``,
+``cache_dir``), and records the command as it ran.  ``load_reference`` starts the entry's
+float64 reference in the sandbox; nothing of the author's is imported here.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
-import shlex
-import subprocess
 import tempfile
-import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
-from measure import tools
+from measure import sandbox, tools
 from measure.harness.errors import MeasurementError
+from measure.sandbox import SandboxedReference
 from measure.spec import MeasureSpec
 
 if TYPE_CHECKING:
@@ -37,18 +34,6 @@ def find_nvcc() -> str | None:
     return tools.find_cuda_tool("nvcc", env_var="NVCC", folders=(tools.CUDA_BIN, "/usr/local/bin"))
 
 
-def nvcc_command(spec: MeasureSpec, source_path: Path, arch: str, output: Path,
-                 nvcc: str = "nvcc", extra: tuple[str, ...] = ()) -> list[str]:
-    """The nvcc argv that builds ``source_path`` into a cubin for ``arch``.
-
-    Same flag order as pycuda's compile (``--cubin``, the spec's flags, a variant's own options
-    ``extra``, ``-arch``, the entry folder as include path), so CPU and GPU builds agree.
-    """
-    source_path = Path(source_path)
-    return [nvcc, "--cubin", *spec.nvcc_flags, *extra, "-arch", arch,
-            f"-I{source_path.parent}", "-o", str(output), str(source_path)]
-
-
 def module_options(spec: MeasureSpec, limits: dict[str, int]) -> dict[str, tuple[str, ...]]:
     """Each measured variant's own nvcc options (defines, register limit) with the device names
     bound to ``limits``: variants with the same options share a module."""
@@ -57,28 +42,21 @@ def module_options(spec: MeasureSpec, limits: dict[str, int]) -> dict[str, tuple
 
 def compile_cubin(spec: MeasureSpec, source_path: Path, arch: str, output: Path,
                   nvcc: str | None = None, timeout_s: float = 300.0, extra: tuple[str, ...] = ()) -> Path:
-    """Compile one kernel source to a cubin; raises NvccError with nvcc's output on failure."""
+    """Compile one kernel source to a cubin in the sandbox; raises NvccError with nvcc's output on
+    failure (or where no sandbox can be made: entry code is never compiled outside one)."""
     exe = nvcc or find_nvcc()
     if exe is None:
         raise NvccError("nvcc was not found (set $NVCC or put it on PATH)")
+    source_path = Path(source_path).resolve()
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
-    cmd = nvcc_command(spec, source_path, arch, output, nvcc=exe, extra=extra)
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
-    except (OSError, subprocess.TimeoutExpired) as err:
-        raise NvccError(f"{shlex.join(cmd)}: {err}") from None
-    if proc.returncode != 0 or not output.is_file():
-        raise NvccError(f"{shlex.join(cmd)} failed (exit {proc.returncode}):\n"
-                        f"{(proc.stdout + proc.stderr).strip()}")
+        built = sandbox.compile_source(source_path.parent, source_path.name, arch, [*spec.nvcc_flags, *extra],
+                                       nvcc=exe)
+    except (sandbox.CompileFailed, sandbox.SandboxUnavailable) as err:
+        raise NvccError(str(err)) from None
+    output.write_bytes(built.cubin)
     return output
-
-
-def pycuda_command(spec: MeasureSpec, arch: str, include_dirs: list[str],
-                   pycuda_include: str, nvcc: str = "nvcc", extra: tuple[str, ...] = ()) -> list[str]:
-    """The argv pycuda's compile runs (it compiles a temporary copy named kernel.cu)."""
-    return [nvcc, "--cubin", *spec.nvcc_flags, *extra, "-arch", arch,
-            *(f"-I{d}" for d in [*include_dirs, pycuda_include]), "kernel.cu"]
 
 
 def parse_nvcc_version(text: str) -> str | None:
@@ -127,22 +105,15 @@ def _inside(entry_dir: Path, rel: str, what: str) -> Path:
     return path
 
 
-def load_reference(slug: str, entry_dir: Path, spec: MeasureSpec) -> Callable:
-    """The entry's ``reference(variant, inputs, scalars, params)``, imported from its file in ``entry_dir``."""
-    path = _inside(entry_dir, spec.reference, "reference")
-    name = f"_glossary_reference_{slug.replace('-', '_')}"
-    module_spec = importlib.util.spec_from_file_location(name, path)
-    if module_spec is None or module_spec.loader is None:
-        raise MeasurementError(f"{path}: cannot be loaded as a Python module")
-    module = importlib.util.module_from_spec(module_spec)
+def load_reference(slug: str, entry_dir: Path, spec: MeasureSpec, confined: bool = True) -> SandboxedReference:
+    """The entry's ``reference(variant, inputs, scalars, params)``, started in the sandbox (its import
+    runs there now, so a broken one fails before any timing).  ``confined=False`` (``glossary try``
+    without bubblewrap) runs it in a plain child process: never in this one.  Close it when done."""
+    _inside(entry_dir, spec.reference, "reference")
     try:
-        module_spec.loader.exec_module(module)
-    except Exception:
-        raise MeasurementError(f"{path}: importing the reference failed:\n{traceback.format_exc(limit=3)}") from None
-    fn = getattr(module, "reference", None)
-    if not callable(fn):
-        raise MeasurementError(f"{path}: defines no function reference(variant, inputs, scalars, params)")
-    return fn
+        return SandboxedReference(entry_dir, spec.reference, confined=confined, label=slug)
+    except (sandbox.ReferenceFailed, sandbox.SandboxUnavailable) as err:
+        raise MeasurementError(f"{slug}: {spec.reference}: {err}") from None
 
 
 @dataclass
@@ -158,18 +129,17 @@ class Built:
         return list(dict.fromkeys(c for joined in self.commands.values() for c in joined.split("; ")))
 
 
-def compile_kernels(slug: str, entry_dir: Path, spec: MeasureSpec, gpu: GpuSession, cache_dir: str) -> Built:
-    """Every measured variant's kernels, compiled once per distinct set of options and loaded."""
-    import pycuda
-    from pycuda.compiler import compile as pycuda_compile
-    pycuda_include = str(Path(pycuda.__file__).resolve().parent / "cuda")
+def compile_kernels(slug: str, entry_dir: Path, spec: MeasureSpec, gpu: GpuSession, cache_dir: str,
+                    covered: set[str] | None = None, confined: bool = True) -> Built:
+    """Every measured variant's kernels, compiled in the sandbox once per distinct set of options and
+    loaded.  ``covered``: the entry files its fingerprints hash; a compile reading another is refused."""
     options = module_options(spec, gpu.limits)
     built = Built()
     modules: dict[tuple[str, ...], tuple[dict, dict, str]] = {}
     for variant in spec.measured_variants:
         extra = options[variant.name]
         if extra not in modules:
-            modules[extra] = _build(slug, entry_dir, spec, gpu, cache_dir, extra, pycuda_compile, pycuda_include)
+            modules[extra] = _build(slug, entry_dir, spec, gpu, cache_dir, extra, covered, confined)
         functions, cubins, command = modules[extra]
         wanted = {launch.kernel for launch in variant.launches if launch.kernel}
         missing = sorted(wanted - set(functions))
@@ -183,32 +153,33 @@ def compile_kernels(slug: str, entry_dir: Path, spec: MeasureSpec, gpu: GpuSessi
 
 
 def _build(slug: str, entry_dir: Path, spec: MeasureSpec, gpu: GpuSession, cache_dir: str, extra: tuple[str, ...],
-           pycuda_compile: Callable, pycuda_include: str) -> tuple[dict, dict, str]:
+           covered: set[str] | None, confined: bool) -> tuple[dict, dict, str]:
     """One module per source with ``extra`` options: (kernel -> function, kernel -> cubin, commands)."""
     drv = gpu.drv
+    exe = find_nvcc()
+    if exe is None:
+        raise MeasurementError(f"{slug}: nvcc was not found (set $NVCC or put it on PATH)")
+    version = nvcc_version(exe) or ""
     wanted = {launch.kernel for v in spec.variants for launch in v.launches if launch.kernel}
     functions: dict[str, Any] = {}
     cubins: dict[str, bytes] = {}
     commands = []
     shown = f" with {' '.join(extra)}" if extra else ""
     for rel in spec.sources:
-        path = _inside(entry_dir, rel, "kernel source")
-        text = path.read_text(encoding="utf-8")
-        # pycuda compiles a temporary copy, so quoted includes need the entry folder on the path.
-        include = [str(path.parent)] if re.search(r'#\s*include\s*"', text) else []
-        commands.append(" ".join(pycuda_command(spec, gpu.arch, include, pycuda_include, extra=extra)))
+        _inside(entry_dir, rel, "kernel source")
         try:
-            cubin = pycuda_compile(text, options=[*spec.nvcc_flags, *extra], arch=gpu.arch, no_extern_c=True,
-                                   cache_dir=cache_dir, include_dirs=include)
-        except drv.CompileError as err:
-            detail = (getattr(err, "stderr", "") or getattr(err, "stdout", "") or str(err)).strip()
-            raise MeasurementError(f"{slug}: nvcc failed on {rel} for {gpu.arch}{shown}:\n{detail}") from None
-        mod = drv.module_from_buffer(cubin)
+            compiled = sandbox.compile_source(entry_dir, rel, gpu.arch, [*spec.nvcc_flags, *extra], nvcc=exe,
+                                              covered=covered, cache=Path(cache_dir) / "cubins", version=version,
+                                              confined=confined)
+        except (sandbox.CompileFailed, sandbox.SandboxUnavailable) as err:
+            raise MeasurementError(f"{slug}: nvcc failed on {rel} for {gpu.arch}{shown}:\n{err}") from None
+        commands.append(compiled.command)
+        mod = drv.module_from_buffer(compiled.cubin)
         gpu.modules.append(mod)
         for name in sorted(wanted - set(functions)):
             try:
                 functions[name] = mod.get_function(name)
-                cubins[name] = cubin
+                cubins[name] = compiled.cubin
             except drv.Error:
                 continue  # defined in another source, or missing (reported by the caller)
     return functions, cubins, "; ".join(commands)

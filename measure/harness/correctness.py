@@ -22,16 +22,15 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
-import traceback
 from typing import Callable
 
 import numpy as np
 
 from measure import stats
 from measure.harness import parallel
-from measure.harness.check import (Expected, HostBuffers, ask, check_chunk, check_variant, expected_outputs,
-                                   merge_checks, output_names, reads_point, reads_variant, run_variant,
-                                   wrong_output)
+from measure.harness.check import (Expected, HostBuffers, ask, call_reference, check_chunk, check_variant,
+                                   expected_outputs, merge_checks, output_names, reads_point, reads_variant,
+                                   reference_raised, run_variant, wrong_output)
 from measure.harness.errors import MeasurementError
 from measure.harness.launches import Call
 from measure.harness.phases import PhaseClock
@@ -61,9 +60,8 @@ def check_size(slug: str, spec: MeasureSpec, calls: dict[str, list[Call]], ws: W
     label = f"{slug}: {stats.size_label(params)}"
     scalars = kernel_scalars(spec)
     if not spec.reference_elementwise:
-        with clock.phase("reference"):
-            expected = Expected(reference, {k: parallel.as_float64(v) for k, v in ws.inputs.items()}, scalars,
-                                params, in_phase=lambda: clock.phase("reference"))
+        expected = Expected(reference, dict(ws.inputs), scalars, params, in_phase=lambda: clock.phase("reference"),
+                            sizes={n: ws.counts[n] for n in output_names(spec)})
         checks = []
         for v in spec.measured_variants:
             progress(f"{label} checking {v.name}")
@@ -167,16 +165,14 @@ def reference_chunk(reference: Callable, variant: MeasuredVariant, inputs: dict[
                     scalars: dict[str, float], params: dict[str, int], start: int, stop: int, spec: MeasureSpec,
                     label: str) -> dict[str, np.ndarray]:
     """The reference's answer for elements [start, stop) of every input, checked for shape."""
-    piece = {k: np.asarray(v[start:stop], dtype=np.float64) for k, v in inputs.items()}
     base, asked_params = ask(variant, params)
+    sizes = {n: stop - start for n in output_names(spec)}
     try:
-        answer = reference(base, piece, scalars, asked_params)
-    except Exception:
-        raise MeasurementError(f"{label}: the reference raised on elements {start:,} to {stop:,} (it is called "
-                               f"on chunks because the spec says reference_elementwise: true):\n"
-                               f"{traceback.format_exc(limit=3)}") from None
-    return expected_outputs(answer, spec, f"{label} (elements {start:,} to {stop:,}, reference_elementwise)",
-                            {n: stop - start for n in output_names(spec)})
+        answer = call_reference(reference, base, inputs, scalars, asked_params, sizes, start, stop)
+    except Exception as err:
+        raise reference_raised(label, err, f" on elements {start:,} to {stop:,} (it is called on chunks because "
+                                           f"the spec says reference_elementwise: true)") from None
+    return expected_outputs(answer, spec, f"{label} (elements {start:,} to {stop:,}, reference_elementwise)", sizes)
 
 
 def check_chunked(label: str, spec: MeasureSpec, reference: Callable, inputs: dict[str, np.ndarray],

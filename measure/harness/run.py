@@ -40,8 +40,31 @@ TIMERS = {"device": "cuda-events", "host": "host-perf-counter", "both": "cuda-ev
 def measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: str,
                   progress: Callable[[str], None] = print,
                   on_configs: Callable[[float, int], None] | None = None,
-                  prior_counters: dict | None = None) -> dict:
-    """Measure one entry on device 0 and return its result dict (status "ok").
+                  prior_counters: dict | None = None, covered: set[str] | None = None,
+                  confined: bool = True) -> dict:
+    """Measure one entry on device 0 and return its result dict (status "ok"); see ``_measure_entry``.
+
+    The reference runs in the sandbox (``confined=False``: a plain child process, for ``glossary
+    try`` only) from before the first compile to after the last comparison; ``covered`` names the
+    entry files the fingerprints hash, which are all a compile may read of the entry's folder."""
+    try:
+        import pycuda.driver  # noqa: F401 -- fail before the sandbox starts
+    except Exception as err:
+        raise MeasurementError(f"pycuda cannot be imported: {err}") from None
+    entry_dir = Path(entry_dir).resolve()
+    reference = nvcc.load_reference(slug, entry_dir, spec, confined=confined)
+    try:
+        return _measure_entry(slug, entry_dir, spec, fingerprint, progress, on_configs, prior_counters, covered,
+                              reference, confined)
+    finally:
+        reference.close()
+
+
+def _measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: str,
+                   progress: Callable[[str], None], on_configs: Callable[[float, int], None] | None,
+                   prior_counters: dict | None, covered: set[str] | None, reference: Callable,
+                   confined: bool) -> dict:
+    """The measurement itself, with the reference already started (``measure_entry``).
 
     ``progress`` gets a line of text per step; ``on_configs(done, total)`` the (size, variant)
     configurations done so far, fractional (``ConfigProgress``).  ``prior_counters``
@@ -49,15 +72,10 @@ def measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: st
     key is unchanged keep its counters instead of profiling them again.  Raises MeasurementError for a
     compile error, a wrong or NaN result, or a CUDA error.
     """
-    try:
-        import pycuda.driver as drv
-    except Exception as err:
-        raise MeasurementError(f"pycuda cannot be imported: {err}") from None
-    entry_dir = Path(entry_dir).resolve()
+    import pycuda.driver as drv
     progress = serialized(progress)
     parallel.tune_malloc()
     clock = PhaseClock()
-    reference = nvcc.load_reference(slug, entry_dir, spec)
     cache_dir = nvcc.cache_dir()
     try:
         with clock.phase("compile"):
@@ -69,7 +87,7 @@ def measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: st
         nvml = envinfo.Nvml(gpu.dev.pci_bus_id())
         with clock.phase("compile"):
             gpu.load_harness(cache_dir)
-            built = nvcc.compile_kernels(slug, entry_dir, spec, gpu, cache_dir)
+            built = nvcc.compile_kernels(slug, entry_dir, spec, gpu, cache_dir, covered, confined)
         environment = envinfo.environment(gpu, nvml, built)
         modules = len(set(built.commands.values()))
         progress(f"{slug}: compiled for {gpu.arch} on {gpu.name}" + (f" ({modules} builds)" if modules > 1 else ""))

@@ -1,0 +1,293 @@
+"""Starting one confined process with bubblewrap: what it sees, its limits, and its watchdog.
+
+The process sees the interpreter (or the CUDA toolkit) and the system's libraries read-only,
+the paths it is given read-only, one scratch folder read-write, a private ``/tmp`` of bounded
+size, and nothing else: no network, no home folder, no repository, no ``/etc``, an environment of
+only what is listed.  Limits are the kernel's (``setrlimit`` before ``exec``: CPU seconds, address
+space, file size, processes) and a watchdog's (wall clock; processes and resident memory summed
+over the sandbox's PID namespace, since a process run as root is exempt from RLIMIT_NPROC and
+rlimits are per process).  ``--die-with-parent`` ends it with us; killing its PID namespace's first
+process ends every process in it.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+BWRAP_ENV = "BWRAP"            # a bwrap binary to use instead of the one on PATH
+INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: `apt-get install bubblewrap`; Fedora: `dnf install "
+                "bubblewrap`), or point $BWRAP at a bwrap binary")
+# What every confined process may see of the system, read-only, where it exists: the dynamic
+# loader, libc and the other shared libraries, and the executables nvcc calls (gcc, sh).
+SYSTEM_RO = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin")
+WATCH_INTERVAL_S = 0.05
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+class SandboxUnavailable(RuntimeError):
+    """bubblewrap is missing or cannot make a sandbox on this machine; the message says how to fix it."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one confined process may use.  ``memory_bytes`` bounds each process's address space and
+    the resident memory of all of them together; ``file_bytes`` the largest file it may write."""
+    wall_s: float = 60.0
+    cpu_s: int = 600
+    memory_bytes: int = 4 << 30
+    file_bytes: int = 1 << 30
+    processes: int = 64
+    tmp_bytes: int = 256 << 20
+
+
+@dataclass
+class Finished:
+    """How a confined run ended: exit code (negative: the signal), its output tails, and ``killed``,
+    the watchdog's reason where it ended the run (wall clock, processes, memory)."""
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+    killed: str | None = None
+    seconds: float = 0.0
+
+
+def find_bwrap() -> str | None:
+    exe = os.environ.get(BWRAP_ENV)
+    if exe and Path(exe).is_file():
+        return exe
+    return shutil.which("bwrap") or next((p for p in ("/usr/bin/bwrap", "/usr/local/bin/bwrap")
+                                          if Path(p).is_file()), None)
+
+
+_PROBED: dict[str, str | None] = {}
+
+
+def problem() -> str | None:
+    """None where a sandbox can be made here; else one line saying why not and how to fix it."""
+    exe = find_bwrap()
+    if exe is None:
+        return f"bubblewrap (bwrap) is not installed: {INSTALL_HINT}"
+    if exe not in _PROBED:
+        argv = [exe, *_base_args(), "--", "/bin/true"]
+        try:
+            done = subprocess.run(argv, capture_output=True, timeout=20)
+            _PROBED[exe] = None if done.returncode == 0 else (
+                f"{exe} cannot make a sandbox here (exit {done.returncode}: "
+                f"{done.stderr.decode(errors='replace').strip()[:300]}); user namespaces may be off "
+                f"(sysctl kernel.unprivileged_userns_clone=1) or bwrap needs its setuid bit")
+        except (OSError, subprocess.TimeoutExpired) as err:
+            _PROBED[exe] = f"{exe} cannot be run: {err}"
+    return _PROBED[exe]
+
+
+def require() -> str:
+    """The bwrap binary, or SandboxUnavailable saying why there is none."""
+    why = problem()
+    if why:
+        raise SandboxUnavailable(why)
+    return find_bwrap()  # type: ignore[return-value]
+
+
+def _base_args() -> list[str]:
+    args = []
+    for path in SYSTEM_RO:
+        if os.path.lexists(path):
+            # /lib may be a symlink to usr/lib (merged /usr): recreate the link, do not bind it.
+            args += (["--symlink", os.readlink(path), path] if os.path.islink(path)
+                     else ["--ro-bind", path, path])
+    return [*args, "--proc", "/proc", "--dev", "/dev", "--unshare-all", "--die-with-parent",
+            "--new-session", "--clearenv", "--hostname", "sandbox"]
+
+
+@dataclass
+class Mounts:
+    """What a confined process sees beyond the system: paths read-only (at the same path or at a
+    destination), one writable scratch folder, its environment and working folder."""
+    ro: dict[str, str] = field(default_factory=dict)        # destination -> source
+    rw: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+    chdir: str = "/tmp"
+
+    def same_path(self, *paths: str | Path) -> "Mounts":
+        for path in paths:
+            self.ro[str(path)] = str(path)
+        return self
+
+
+def argv(exe: str, mounts: Mounts, limits: Limits, command: list[str]) -> list[str]:
+    args = [exe, *_base_args()]
+    # A destination inside another is bound after it, so the outer bind does not hide it.
+    for dest, src in sorted(mounts.ro.items(), key=lambda kv: kv[0].count("/")):
+        args += ["--ro-bind", src, dest]
+    args += ["--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
+    for dest, src in sorted(mounts.rw.items(), key=lambda kv: kv[0].count("/")):
+        args += ["--bind", src, dest]
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "TMPDIR": "/tmp", **mounts.env}
+    for key, value in env.items():
+        args += ["--setenv", key, value]
+    return [*args, "--chdir", mounts.chdir, "--", *command]
+
+
+def _rlimits(limits: Limits, processes_now: int) -> None:
+    """In the child, before exec: the kernel's limits (inherited by everything it starts)."""
+    for which, value in ((resource.RLIMIT_CPU, limits.cpu_s), (resource.RLIMIT_AS, limits.memory_bytes),
+                         (resource.RLIMIT_FSIZE, limits.file_bytes), (resource.RLIMIT_CORE, 0),
+                         (resource.RLIMIT_NPROC, processes_now + limits.processes)):
+        resource.setrlimit(which, (value, value))
+    os.setpgrp()
+
+
+def _user_processes() -> int:
+    """Processes this user runs now (RLIMIT_NPROC counts them all, so the limit is this plus the budget)."""
+    uid, count = os.getuid(), 0
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                count += os.stat(f"/proc/{name}").st_uid == uid
+            except OSError:
+                pass
+    return count
+
+
+class Confined:
+    """One running confined process: its pipes, and a watchdog that kills it past its limits."""
+
+    def __init__(self, exe: str, mounts: Mounts, limits: Limits, command: list[str],
+                 pass_fds: tuple[int, ...] = ()) -> None:
+        self.limits, self.killed, self.started = limits, None, time.monotonic()
+        now = _user_processes()
+        self.proc = subprocess.Popen(argv(exe, mounts, limits, command), stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=pass_fds,
+                                     preexec_fn=lambda: _rlimits(limits, now))
+        self._stderr = _Tail(self.proc.stderr)
+        self._done = threading.Event()
+        self._watch = threading.Thread(target=self._watchdog, name="sandbox watchdog", daemon=True)
+        self._watch.start()
+
+    @property
+    def stdin(self) -> IO[bytes]:
+        return self.proc.stdin  # type: ignore[return-value]
+
+    @property
+    def stdout(self) -> IO[bytes]:
+        return self.proc.stdout  # type: ignore[return-value]
+
+    def stderr_tail(self) -> bytes:
+        return self._stderr.text()
+
+    def kill(self, why: str | None = None) -> None:
+        if why and self.killed is None:
+            self.killed = why
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)  # bwrap and, through --die-with-parent, the namespace
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def wait(self) -> Finished:
+        try:
+            code = self.proc.wait(timeout=max(0.0, self.limits.wall_s - (time.monotonic() - self.started)) + 5)
+        except subprocess.TimeoutExpired:
+            self.kill(f"it ran past its {self.limits.wall_s:g} s wall-clock limit")
+            code = self.proc.wait()
+        self._done.set()
+        self._stderr.join()
+        return Finished(code, b"", self._stderr.text(), self.killed, time.monotonic() - self.started)
+
+    def close(self) -> None:
+        self.kill()
+        self.proc.wait()
+        self._done.set()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            try:
+                pipe.close()  # type: ignore[union-attr]
+            except OSError:
+                pass
+        self._stderr.join()
+
+    def _watchdog(self) -> None:
+        limits = self.limits
+        while not self._done.wait(WATCH_INTERVAL_S):
+            if self.proc.poll() is not None:
+                return
+            if time.monotonic() - self.started > limits.wall_s:
+                return self.kill(f"it ran past its {limits.wall_s:g} s wall-clock limit")
+            count, resident = _descendants(self.proc.pid)
+            if count > limits.processes:
+                return self.kill(f"it started more than {limits.processes} processes")
+            if resident > limits.memory_bytes:
+                return self.kill(f"its processes held more than {limits.memory_bytes / 2**30:.1f} GiB of memory")
+
+
+def _descendants(root: int) -> tuple[int, int]:
+    """(processes, resident bytes) of ``root``'s descendants, from /proc (bounded by the process table)."""
+    children: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        try:
+            ppid = int(stat[stat.rindex(b")") + 2:].split()[1])
+        except (ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(name))
+    seen, todo, resident = 0, list(children.get(root, [])), 0
+    while todo:
+        pid = todo.pop()
+        seen += 1
+        todo += children.get(pid, [])
+        try:
+            with open(f"/proc/{pid}/statm", "rb") as f:
+                resident += int(f.read().split()[1]) * _PAGE
+        except (OSError, ValueError, IndexError):
+            pass
+    return max(0, seen - 1), resident  # the namespace's first process is bwrap's own, not the author's
+
+
+class _Tail:
+    """The last ``keep`` bytes of a pipe, read in a thread so the child never blocks on it."""
+
+    def __init__(self, pipe: IO[bytes] | None, keep: int = 16 << 10) -> None:
+        self.keep, self.buf = keep, bytearray()
+        self.thread = threading.Thread(target=self._read, args=(pipe,), daemon=True)
+        self.thread.start()
+
+    def _read(self, pipe: IO[bytes] | None) -> None:
+        if pipe is None:
+            return
+        for chunk in iter(lambda: pipe.read1(65536), b""):  # type: ignore[attr-defined]
+            self.buf += chunk
+            del self.buf[:-self.keep]
+
+    def text(self) -> bytes:
+        return bytes(self.buf)
+
+    def join(self) -> None:
+        self.thread.join(timeout=2)
+
+
+def run(exe: str, mounts: Mounts, limits: Limits, command: list[str], stdin: bytes = b"") -> Finished:
+    """Run ``command`` confined to the end; its stdout's last 64 KB and stderr's last 16 KB come back."""
+    proc = Confined(exe, mounts, limits, command)
+    out = _Tail(proc.stdout, keep=64 << 10)
+    try:
+        proc.stdin.write(stdin)
+        proc.stdin.close()
+    except OSError:
+        pass
+    finished = proc.wait()
+    out.join()
+    finished.stdout = out.text()
+    return finished

@@ -1,0 +1,214 @@
+"""Compiling an entry's kernel source in the sandbox: the cubin, and every file the compile read.
+
+nvcc runs confined (``bwrap``): it sees the system (its host compiler and headers), the CUDA
+toolkit, the entry's folder read-only at ``/entry`` and one scratch folder at ``/out``, where it
+writes the cubin and, through ``-MD -MF``, the list of files it read.  Every file on that list
+must lie in the entry's folder (and be among the files the fingerprints cover) or in the toolkit
+or the system compiler's headers; anything else is refused, naming the path.  Compiler messages
+come only from inside, where no key can be read.  Cubins are cached by the command, the source
+and the toolkit's version, and a cached one is used only while every entry file its compile read
+still has the bytes it had.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from measure.sandbox import bwrap
+
+ENTRY = "/entry"
+OUT = "/out"
+# Where a compile may read beyond the entry's folder: the toolkit's and the host compiler's headers.
+SYSTEM_HEADERS = ("/usr/include/", "/usr/lib/gcc/", "/usr/local/include/", "/usr/lib/llvm")
+LIMITS = bwrap.Limits(wall_s=300, cpu_s=600, memory_bytes=8 << 30, file_bytes=512 << 20, processes=64,
+                      tmp_bytes=2 << 30)
+MAX_CUBIN_BYTES = 256 << 20
+
+
+class CompileFailed(RuntimeError):
+    """nvcc refused the source, broke a limit, or read a file it may not; the message says which."""
+
+
+@dataclass(frozen=True)
+class Compiled:
+    cubin: bytes
+    reads: tuple[str, ...]       # entry files the compile read, relative to the entry's folder
+    command: str                 # the nvcc command as it ran, paths as the sandbox saw them
+
+
+def toolkit_root(nvcc: str) -> Path:
+    """The CUDA toolkit an nvcc belongs to (through a wrapper script or a symlink)."""
+    real = Path(os.path.realpath(nvcc))
+    if real.parent.name == "bin" and (real.parent.parent / "include").is_dir():
+        return real.parent.parent
+    try:
+        text = real.read_text(errors="replace")[:4096]  # a wrapper: `exec /usr/local/cuda-13.0/bin/nvcc "$@"`
+    except OSError:
+        text = ""
+    match = re.search(r"(/\S+)/bin/nvcc\b", text)
+    if match and Path(match.group(1), "include").is_dir():
+        return Path(os.path.realpath(match.group(1)))
+    return real.parent.parent
+
+
+def command(nvcc: str, flags: list[str], arch: str, source: str) -> list[str]:
+    """The argv as it runs inside: the entry's folder as the include path (as pycuda's compile had it)."""
+    inside = f"{ENTRY}/{source}"
+    return [nvcc, "--cubin", *flags, "-arch", arch, f"-I{os.path.dirname(inside)}", "-MD", "-MF",
+            f"{OUT}/deps.d", "-o", f"{OUT}/kernel.cubin", inside]
+
+
+def compile_source(entry_dir: Path, source: str, arch: str, flags: list[str], *, nvcc: str,
+                   covered: set[str] | None = None, cache: Path | None = None,
+                   version: str = "", confined: bool = True) -> Compiled:
+    """Compile ``entry_dir/source`` for ``arch`` in the sandbox.  ``covered``: the entry files the
+    fingerprints hash (a compile that reads another one is refused); ``cache``: a folder of ours
+    for cubins; ``version``: nvcc's, part of the cache key; ``confined=False`` (``glossary try``
+    without bubblewrap only) runs the same command as a plain child process."""
+    entry_dir = Path(entry_dir).resolve()
+    argv = command(nvcc, flags, arch, source)
+    shown = shlex.join(a for a in argv if a not in ("-MD", "-MF", f"{OUT}/deps.d"))
+    key = hashlib.sha256(json.dumps([version, argv]).encode() + (entry_dir / source).read_bytes()).hexdigest()
+    hit = _cached(cache, key, entry_dir) if cache else None
+    if hit is not None:
+        return Compiled(hit[0], hit[1], shown)
+    root = toolkit_root(nvcc)
+    scratch = Path(tempfile.mkdtemp(prefix="glossary-nvcc-"))
+    try:
+        mounts = bwrap.Mounts(ro={ENTRY: str(entry_dir)}, rw={OUT: str(scratch)}, chdir=OUT,
+                              env={"PATH": f"{root}/bin:/usr/bin:/bin"})
+        if not str(root).startswith("/usr/"):
+            mounts.same_path(root)
+        if not nvcc.startswith("/usr/") and not nvcc.startswith(str(root)):
+            mounts.same_path(nvcc)
+        done = bwrap.run(bwrap.require(), mounts, LIMITS, argv) if confined else _plain(argv, entry_dir, scratch)
+        log = done.stderr.decode("utf-8", "replace") + done.stdout.decode("utf-8", "replace")
+        if done.killed:
+            raise CompileFailed(f"{shown}: stopped, {done.killed}")
+        cubin_path = scratch / "kernel.cubin"
+        if done.returncode != 0 or not _regular(cubin_path):
+            raise CompileFailed(f"{shown} failed (exit {done.returncode}):\n{_clean(log).strip()}")
+        toolkits = (str(root), os.path.normpath(os.path.join(os.path.dirname(nvcc), "..")))
+        deps = _read_limited(scratch / "deps.d", 4 << 20).decode("utf-8", "replace")
+        if not confined:
+            deps = deps.replace(f"{scratch}/", f"{OUT}/").replace(f"{entry_dir}/", f"{ENTRY}/")
+        reads = entry_reads(deps, toolkits, source, covered)
+        cubin = _read_limited(cubin_path, MAX_CUBIN_BYTES)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if cache:
+        _store(cache, key, entry_dir, cubin, reads)
+    return Compiled(cubin, reads, shown)
+
+
+def _plain(argv: list[str], entry_dir: Path, scratch: Path) -> bwrap.Finished:
+    """The confined command run as it is, with the real folders for /entry and /out."""
+    import subprocess
+
+    real = [a.replace(ENTRY, str(entry_dir), 1).replace(OUT, str(scratch), 1) for a in argv]
+    try:
+        done = subprocess.run(real, capture_output=True, timeout=LIMITS.wall_s, cwd=scratch)
+    except subprocess.TimeoutExpired:
+        return bwrap.Finished(-9, b"", b"", f"it ran past its {LIMITS.wall_s:g} s wall-clock limit")
+    return bwrap.Finished(done.returncode, done.stdout[-65536:], done.stderr[-16384:])
+
+
+def parse_deps(text: str) -> list[str]:
+    """The prerequisites of a make rule as nvcc -MD writes it (backslash-continued, spaces escaped)."""
+    joined = text.replace("\\\n", " ")
+    _, _, after = joined.partition(": ")
+    out, current, escaped = [], "", False
+    for ch in after.split("\n")[0]:
+        if escaped:
+            current, escaped = current + ch, False
+        elif ch == "\\":
+            escaped = True
+        elif ch.isspace():
+            if current:
+                out.append(current)
+            current = ""
+        else:
+            current += ch
+    if current:
+        out.append(current)
+    return out
+
+
+def entry_reads(deps_text: str, toolkits: tuple[str, ...], source: str, covered: set[str] | None) -> tuple[str, ...]:
+    """The entry files a compile read, relative to its folder; CompileFailed for any file outside
+    the entry's folder, the toolkit and the system's headers, or an entry file not ``covered``."""
+    reads = []
+    toolkits = tuple(str(t).rstrip("/") + "/" for t in toolkits)
+    for dep in parse_deps(deps_text):
+        path = os.path.normpath(dep if dep.startswith("/") else os.path.join(OUT, dep))
+        if path.startswith(ENTRY + "/"):
+            rel = path[len(ENTRY) + 1:]
+            if covered is not None and rel not in covered:
+                raise CompileFailed(f"compiling {source} read {rel}, which the entry's fingerprints do not "
+                                    f"cover (an #include the entry model did not find): include it with a "
+                                    f"plain #include \"{rel}\"")
+            reads.append(rel)
+        elif path.startswith(toolkits) or path.startswith(SYSTEM_HEADERS):
+            continue
+        else:
+            raise CompileFailed(f"compiling {source} read {path}, outside the entry's folder and the CUDA "
+                                f"toolkit: an entry's kernels may include only their own files and the toolkit's")
+    return tuple(dict.fromkeys(reads))
+
+
+def _cached(cache: Path, key: str, entry_dir: Path) -> tuple[bytes, tuple[str, ...]] | None:
+    meta, cubin = cache / f"{key}.json", cache / f"{key}.cubin"
+    try:
+        record = json.loads(meta.read_text(encoding="utf-8"))
+        for rel, digest in record["reads"].items():
+            if hashlib.sha256((entry_dir / rel).read_bytes()).hexdigest() != digest:
+                return None
+        return cubin.read_bytes(), tuple(record["reads"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _store(cache: Path, key: str, entry_dir: Path, cubin: bytes, reads: tuple[str, ...]) -> None:
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        digests = {rel: hashlib.sha256((entry_dir / rel).read_bytes()).hexdigest() for rel in reads}
+        (cache / f"{key}.cubin").write_bytes(cubin)
+        (cache / f"{key}.json").write_text(json.dumps({"reads": digests}), encoding="utf-8")
+    except OSError:
+        pass  # a cache that cannot be written only costs a compile next time
+
+
+def _regular(path: Path) -> bool:
+    try:
+        return path.is_file() and not path.is_symlink()
+    except OSError:
+        return False
+
+
+def _read_limited(path: Path, limit: int) -> bytes:
+    """A file the sandbox wrote: regular, never a link, at most ``limit`` bytes."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as err:
+        raise CompileFailed(f"nvcc wrote no {path.name} ({err.strerror})") from None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise CompileFailed(f"{path.name} from the compile is not a regular file")
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise CompileFailed(f"{path.name} from the compile is over {limit >> 20} MiB")
+    return data
+
+
+def _clean(text: str) -> str:
+    text = text[-8000:]
+    return "".join(c if c.isprintable() or c in "\n\t" else "?" for c in text)

@@ -1,0 +1,116 @@
+"""The one program that runs an entry's reference: inside the sandbox, on the other side of its door.
+
+``python3 server.py /entry/reference.py [IN_DIR OUT_DIR]`` imports the author's file, then answers requests, one
+JSON line each on stdin: "call the reference for this variant, these scalars and parameters, on
+elements [start, stop) of these input files; write its outputs".  Inputs are ``.npy`` files in the
+read-only ``/io/in``; outputs are written as float64 ``.npy`` files into ``/io/out``; replies are
+JSON lines on a private copy of stdout (anything the author's code prints goes to stderr).
+The trusted side checks every file that comes back; nothing here is believed.
+
+This file imports only the standard library and NumPy, so it runs with nothing of the harness
+bound into the sandbox.  ``reads_argument`` is also the harness's own (``measure.harness.check``):
+one definition of "does the reference read its variant / its parameters".
+"""
+
+from __future__ import annotations
+
+import dis
+import importlib.util
+import inspect
+import json
+import os
+import sys
+import traceback
+from typing import Any, Callable
+
+MAX_ERROR_CHARS = 4000
+OUT_DIR = "/io/out"
+IN_DIR = "/io/in"
+# Builtins through which a function could read its own parameters without naming them.
+_INTROSPECTION = frozenset({"locals", "vars", "eval", "exec"})
+
+
+def reads_argument(reference: Callable, position: int) -> bool:
+    """Whether ``reference`` reads its parameter at ``position`` (True where it cannot be inspected)."""
+    code = getattr(reference, "__code__", None)
+    if code is None or code.co_argcount <= position or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+        return True
+    name = code.co_varnames[position]
+    if name in code.co_cellvars:  # a closure inside reads it
+        return True
+    for ins in dis.get_instructions(code):
+        if ins.opname.startswith(("LOAD_", "STORE_", "DELETE_")):
+            names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)  # LOAD_FAST_LOAD_FAST
+            if name in names or _INTROSPECTION.intersection(n for n in names if isinstance(n, str)):
+                return True
+    return False
+
+
+def _load(path: str) -> Callable:
+    spec = importlib.util.spec_from_file_location("reference", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{os.path.basename(path)} cannot be loaded as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    fn = getattr(module, "reference", None)
+    if not callable(fn):
+        raise ImportError("it defines no function reference(variant, inputs, scalars, params)")
+    return fn
+
+
+def _error() -> str:
+    text = traceback.format_exc(limit=4)
+    return text if len(text) <= MAX_ERROR_CHARS else "...\n" + text[-MAX_ERROR_CHARS:]
+
+
+class _Inputs:
+    """The input files, each mapped once and sliced per request."""
+
+    def __init__(self, np: Any, folder: str) -> None:
+        self.np, self.folder, self.maps = np, folder, {}
+
+    def piece(self, name: str, start: int | None, stop: int | None) -> Any:
+        if name not in self.maps:
+            self.maps = {k: v for k, v in self.maps.items() if k.split("@")[0] != name.split("@")[0]}
+            self.maps[name] = self.np.load(os.path.join(self.folder, os.path.basename(name)), mmap_mode="r", allow_pickle=False)
+        return self.np.array(self.maps[name][start:stop], dtype=self.np.float64)
+
+
+def serve(path: str, in_dir: str = IN_DIR, out_dir: str = OUT_DIR) -> None:
+    channel = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
+    os.dup2(2, 1)  # the author's prints land on stderr, never on the protocol
+    sys.stdout = sys.stderr
+
+    def reply(**message: Any) -> None:
+        channel.write(json.dumps(message) + "\n")
+        channel.flush()
+
+    try:
+        import numpy as np
+        reference = _load(path)
+    except BaseException:  # noqa: BLE001 -- the author's import may raise anything, SystemExit included
+        reply(ready=False, error=_error())
+        return
+    inputs = _Inputs(np, in_dir)
+    reply(ready=True, reads_variant=reads_argument(reference, 0), reads_point=reads_argument(reference, 3))
+    for line in sys.stdin:
+        ask = json.loads(line)
+        call = ask["call"]
+        try:
+            given = {name: inputs.piece(f["file"], f.get("start"), f.get("stop")) for name, f in ask["inputs"].items()}
+            answer = reference(ask["variant"], given, ask["scalars"], ask["params"])
+            if not isinstance(answer, dict):
+                reply(call=call, ok=True, keys=None, type=type(answer).__name__)
+                continue
+            keys = [k for k in answer if isinstance(k, str)][:64]
+            for name in ask["outputs"]:
+                if name in answer:
+                    np.save(os.path.join(out_dir, f"{int(call)}-{name}.npy"),
+                            np.ascontiguousarray(np.asarray(answer[name], dtype=np.float64)), allow_pickle=False)
+            reply(call=call, ok=True, keys=keys)
+        except BaseException:  # noqa: BLE001 -- failures are data for the trusted side
+            reply(call=call, ok=False, error=_error())
+
+
+if __name__ == "__main__":
+    serve(*sys.argv[1:4])
