@@ -3,7 +3,8 @@
 Each source file gets a ``FileReport``: the entry it became (or why none), and a ``Note`` for
 everything that did not map as it was (an unmapped front-matter key, a link to a term that is not
 in the folder, a missing image, a summary problem, aliases left out, related links past the cap,
-a slug clash).  A note is ``error`` when the term could not be imported at all; everything else
+a slug clash, a file the walk did not read).  Paths and messages are printable: a byte of a file
+name that is not UTF-8 shows as ``\\xNN``.  A note is ``error`` when the term could not be imported at all; everything else
 is ``info``: the entry was written, and the note says what a person should look at.
 """
 
@@ -13,6 +14,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from glossary.importer.files import printable
 
 REPORT_VERSION = 1
 Severity = Literal["error", "info"]
@@ -29,6 +32,9 @@ class Note:
     message: str
     severity: Severity = "info"
 
+    def __post_init__(self) -> None:  # a path in it may hold bytes that are not UTF-8, or control characters
+        object.__setattr__(self, "message", printable(self.message))
+
     def to_json(self) -> dict:
         return {"kind": self.kind, "severity": self.severity, "message": self.message}
 
@@ -44,6 +50,9 @@ class FileReport:
     notes: list[Note] = field(default_factory=list)
     links_rewritten: int = 0
     images_copied: int = 0
+
+    def __post_init__(self) -> None:
+        self.source = printable(self.source)
 
     def note(self, kind: str, message: str, severity: Severity = "info") -> None:
         self.notes.append(Note(kind, message, severity))
