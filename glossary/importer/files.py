@@ -188,16 +188,17 @@ class Walk:
     notes: list[tuple[str, str]] = field(default_factory=list)
 
 
-def walk(src: Path, wanted: tuple[str, ...], max_depth: int = MAX_DEPTH, max_walked: int = MAX_WALKED) -> Walk:
+def walk(src: Path, wanted: tuple[str, ...]) -> Walk:
     """Every file under ``src`` whose name ends in one of ``wanted`` (any case), in the order a
     top-down walk with sorted names meets them; names starting with '.' are skipped.
 
     Iterative (no recursion limit), never into a linked folder (a link is listed as a file where
     its name is wanted, for the reader to resolve), never into a folder seen before (its
-    (st_dev, st_ino): a bind mount), never deeper than ``max_depth`` folders, and never past
-    ``max_walked`` names.  A wanted name that is not a regular file is listed too, so its reader
+    (st_dev, st_ino): a bind mount), never deeper than MAX_DEPTH folders, and never past
+    MAX_WALKED names.  A wanted name that is not a regular file is listed too, so its reader
     reports it; other FIFOs, devices and sockets are noted and never opened."""
     out = Walk()
+    max_depth, max_walked = MAX_DEPTH, MAX_WALKED
     try:
         top = os.stat(src)
     except OSError as err:
