@@ -322,3 +322,15 @@ def test_a_fifo_given_as_the_report_file_is_refused_before_the_import(tree, tmp_
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "pipe.json is a FIFO (named pipe), not a report file" in proc.stderr
     assert not (entries / "good.md").exists()
+
+
+def test_image_paths_no_file_can_have_are_reported(tree):
+    src, entries = tree
+    (src / "s" / "dir.png").mkdir()
+    (src / "s" / "good.md").write_text(GOOD + "\n![nul](a%00.png) ![long](" + "x" * 5000 + ".png) ![dir](dir.png)\n")
+    report = import_glossary(src, entries)
+    said_here = [n.message for n in report.files[0].notes]
+    assert report.ok and (entries / "good.md").is_file()
+    assert "a%00.png is missing (its path holds a NUL character, which no file name can)" in said_here[0]
+    assert "cannot be read: File name too long" in said_here[1]
+    assert said_here[2] == "dir.png is a folder, not a regular file; not copied"

@@ -62,10 +62,10 @@ class Images:
         except files.Outside:
             report.note("images", f"{dest} is outside the imported folder; not copied")
             return None
-        except files.Missing:
+        except files.Missing as err:
             rel = os.path.relpath(os.path.normpath(wanted), self.root)
-            report.note("images", f"{dest} is missing (no file {Path(rel).as_posix()}); the image is left out, "
-                                  f"its alt text kept")
+            why = f"no file {Path(rel).as_posix()}" if err.message == "is missing" else f"its path {err.message}"
+            report.note("images", f"{dest} is missing ({why}); the image is left out, its alt text kept")
             return None
         except files.Unreadable as err:
             report.note("images", f"{dest} {err.message}; not copied")

@@ -92,10 +92,16 @@ def _not_regular(mode: int) -> Unreadable:
     return Unreadable(f"is {kind(mode)}, not a regular file")
 
 
+def _no_nul(path: Path) -> None:
+    if "\x00" in str(path):  # os calls raise ValueError on it; no file can be named so
+        raise Missing("holds a NUL character, which no file name can")
+
+
 def inside(path: Path, root: Path) -> Path:
     """``path`` with every symbolic link resolved, where it stays inside ``root`` (itself resolved).
     Raises Missing where nothing is there (or a link dangles), Outside where it leads out of
     ``root``, Unreadable where a link loops."""
+    _no_nul(path)
     try:
         real = Path(os.path.realpath(path, strict=True))
     except OSError as err:
@@ -119,6 +125,7 @@ def read_regular(path: Path, limit: int, head: bool = False) -> bytes:
     lstat first, so nothing but a regular file is ever opened (a FIFO blocks its reader, a device
     may never end or act on open); then open without following a link and without blocking, and
     fstat the open file, so a file swapped for a link, a FIFO or a device in between is refused too."""
+    _no_nul(path)
     try:
         st = os.lstat(path)
         if not stat.S_ISREG(st.st_mode):
@@ -157,6 +164,8 @@ def read_regular(path: Path, limit: int, head: bool = False) -> bytes:
 
 def lkind(path: Path) -> str | None:
     """What is at ``path`` itself (a link is not followed): None where nothing is there."""
+    if "\x00" in str(path):
+        return None
     try:
         return kind(os.lstat(path).st_mode)
     except FileNotFoundError:
