@@ -247,6 +247,23 @@ def test_an_unreadable_file_is_reported(tree):
     assert "cannot be read: Permission denied" in said(report, "s/locked.md")
 
 
+def test_a_file_refused_at_open_is_reported_even_as_root(tree, monkeypatch):
+    """The mode-000 case where root would read it anyway: the open itself fails with EACCES."""
+    src, entries = tree
+    (src / "s" / "locked.md").write_text(GOOD)
+    real_open = os.open
+
+    def refusing(path, *args, **kwargs):
+        if Path(path).name == "locked.md":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+    monkeypatch.setattr(os, "open", refusing)
+    report = import_glossary(src, entries)
+    assert not report.ok and (entries / "good.md").is_file()
+    locked = next(f for f in report.files if f.source == "s/locked.md")
+    assert [n.message for n in locked.notes] == ["cannot be read: Permission denied"]
+
+
 def test_huge_files_are_refused_unread(tree):
     src, entries = tree
     with open(src / "s" / "huge.md", "wb") as fh:

@@ -138,7 +138,7 @@ def _read_text(path: Path, rel: str, report: FileReport, root: Path) -> str | No
         report.fail("file", "is a symbolic link to nothing (its target is missing); it is not imported")
         return None
     except files.Unreadable as err:
-        report.fail("file", f"{err.message}; it is not read")
+        report.fail("file", err.message)
         return None
     try:
         return raw.decode("utf-8")
