@@ -220,20 +220,26 @@ def walk(src: Path, wanted: tuple[str, ...]) -> Walk:
     while stack:
         folder, parts = stack.pop()
         where = "/".join(parts)
+        listed, full = [], False
         try:
             with os.scandir(folder) as it:
-                names = sorted((e for e in it if not e.name.startswith(".")), key=lambda e: e.name)
+                for entry in it:  # every name counts, hidden ones too: listing is the work
+                    walked += 1
+                    if walked > max_walked:
+                        full = True
+                        break
+                    if not entry.name.startswith("."):
+                        listed.append(entry)
         except OSError as err:
             out.notes.append(("error", f"{printable(where or str(src))}/ cannot be read ({err.strerror or err}); "
                                        f"its files were not imported"))
             continue
+        if full:
+            out.notes.append(("error", f"the folder holds more than {max_walked:,} files and folders; the rest "
+                                       f"were not read: import it section by section"))
+            return out
         folders = []
-        for entry in names:
-            walked += 1
-            if walked > max_walked:
-                out.notes.append(("error", f"the folder holds more than {max_walked:,} files and folders; the "
-                                           f"rest were not read: import it section by section"))
-                return out
+        for entry in sorted(listed, key=lambda e: e.name):
             rel = f"{where}/{entry.name}" if where else entry.name
             try:
                 st = entry.stat(follow_symlinks=False)

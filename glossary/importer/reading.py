@@ -1,7 +1,8 @@
 """Reading the folder to import: which files are terms, their front-matter and body, bounded.
 
-The walk never follows a symbolic link out of the folder, reads at most MAX_IMPORT_FILES terms
-of at most MAX_ENTRY_BYTES each, and refuses a body whose markup the renderer could not bound
+The walk (``files.walk``: iterative, bounded in depth and names) never follows a symbolic link
+out of the folder or into a loop and opens only regular files; it reads at most MAX_IMPORT_FILES
+terms of at most MAX_ENTRY_BYTES each, and refuses a body whose markup the renderer could not bound
 (``markup_problem``), so every later pass (sentences, links, images) runs on bounded text.
 Front-matter is read with the entries' own strict YAML reader; each key is mapped here or
 reported as not mapped (``map_front_matter``).
