@@ -30,8 +30,9 @@ def import_(ctx: click.Context, source: Path, dry_run: bool, report_file: Path |
 
     Each term becomes entries/<slug>.md with author and reviewer 'pending'; links between terms,
     images, the first sentence (the summary), section folders (tags) and link texts (aliases)
-    are mapped as docs/maintainers/importing.md describes. Exits 1 when a term could not be
-    imported, 2 when DIR or the entries folder is not there.
+    are mapped as docs/maintainers/importing.md describes; links, FIFOs, devices, deep folders
+    and names that are not UTF-8 are reported, never followed or opened. Exits 1 when a term (or a
+    part of DIR) could not be imported, 2 when DIR, the entries folder or the report file is unusable.
     """
     if not source.is_dir():
         raise click.UsageError(f"no folder to import at {source}", ctx=ctx)
@@ -39,6 +40,11 @@ def import_(ctx: click.Context, source: Path, dry_run: bool, report_file: Path |
     if not entries_dir.is_dir():
         raise click.UsageError(f"no entries folder at {entries_dir}; run from the repository root or pass "
                                f"--entries DIR", ctx=ctx)
+    if report_file is not None:
+        try:
+            importer.check_report_path(report_file)
+        except importer.ReportFileError as err:
+            raise click.UsageError(str(err), ctx=ctx) from None
     out = console()
     def progress(done: int, total: int) -> None:
         if done == total or done % 100 == 0:
@@ -49,7 +55,10 @@ def import_(ctx: click.Context, source: Path, dry_run: bool, report_file: Path |
     except importer.SourceFolderError as err:
         raise click.UsageError(str(err), ctx=ctx) from None
     if report_file is not None:
-        importer.write_report(report, report_file)
+        try:
+            importer.write_report(report, report_file)
+        except importer.ReportFileError as err:
+            raise click.UsageError(str(err), ctx=ctx) from None
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:

@@ -7,8 +7,9 @@ whole mapping), writes ``entries/<slug>.md`` with author and reviewer ``pending`
 """
 
 from glossary.importer.reading import MAX_IMPORT_FILES
-from glossary.importer.report import FileReport, ImportReport, Note, write_report
+from glossary.importer.report import (FileReport, ImportReport, Note, ReportFileError, check_report_path,
+                                     write_report)
 from glossary.importer.run import SourceFolderError, import_glossary
 
-__all__ = ["MAX_IMPORT_FILES", "FileReport", "ImportReport", "Note", "SourceFolderError", "import_glossary",
-           "write_report"]
+__all__ = ["MAX_IMPORT_FILES", "FileReport", "ImportReport", "Note", "ReportFileError", "SourceFolderError",
+           "check_report_path", "import_glossary", "write_report"]

@@ -1,7 +1,8 @@
 """Reading the folder to import: which files are terms, their front-matter and body, bounded.
 
-The walk never follows a symbolic link out of the folder, reads at most MAX_IMPORT_FILES terms
-of at most MAX_ENTRY_BYTES each, and refuses a body whose markup the renderer could not bound
+The walk (``files.walk``: iterative, bounded in depth and names) never follows a symbolic link
+out of the folder or into a loop and opens only regular files; it reads at most MAX_IMPORT_FILES
+terms of at most MAX_ENTRY_BYTES each, and refuses a body whose markup the renderer could not bound
 (``markup_problem``), so every later pass (sentences, links, images) runs on bounded text.
 Front-matter is read with the entries' own strict YAML reader; each key is mapped here or
 reported as not mapped (``map_front_matter``).
@@ -21,14 +22,14 @@ from glossary.entries.frontmatter import FRONT_MATTER_RE, split_front_matter
 from glossary.entries.markdown_budget import markup_problem
 from glossary.entries.model import (CLOCK_SLACK, MAX_ABBREVIATION_CHARS, MAX_ABBREVIATIONS, MAX_ALIASES,
                                     MAX_ENTRY_BYTES, MAX_SOURCES, MAX_SUMMARY_CHARS, MAX_TITLE_CHARS, Source)
+from glossary.importer import files
 from glossary.importer.markdown import leading_h1, plain_text
 from glossary.importer.report import FileReport, ImportReport
 from measure.typed import SchemaError, describe, load
 
 # Several times the largest glossary we know of (a few hundred terms); past it the import stops
-# reading terms and says so.  Every other file the walk meets counts towards MAX_WALKED.
+# reading terms and says so.  Every other file the walk meets counts towards files.MAX_WALKED.
 MAX_IMPORT_FILES = 5_000
-MAX_WALKED = 100_000
 TERM_SUFFIXES = (".md", ".markdown")
 # A section's landing page, not a term of its own.
 SECTION_PAGES = ("index", "_index", "readme")
@@ -56,61 +57,35 @@ class SourceTerm:
     slug: str = ""
 
 
-def walk(src: Path, report: ImportReport) -> list[tuple[Path, str]]:
-    """(path, relative path) of every term file under ``src``, sorted; links out of it are reported."""
-    root = src.resolve()
-    found: list[tuple[Path, str]] = []
-    walked = 0
-    for folder, dirs, files in os.walk(src, followlinks=False):
-        here = Path(folder)
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for d in [d for d in dirs if (here / d).is_symlink()]:
-            report.note("file", f"{(here / d).relative_to(src).as_posix()}/ is a symbolic link to a folder; "
-                                f"it is not followed")
-        dirs[:] = [d for d in dirs if not (here / d).is_symlink()]
-        for name in sorted(files):
-            walked += 1
-            if walked > MAX_WALKED:
-                report.note("file", f"the folder holds more than {MAX_WALKED:,} files; the rest were not read",
-                            "error")
-                return found
-            path = here / name
-            if name.startswith(".") or not name.lower().endswith(TERM_SUFFIXES):
-                continue
-            if path.is_symlink() and root not in path.resolve().parents:
-                rel = path.relative_to(src).as_posix()
-                report.files.append(FileReport(rel))
-                report.files[-1].fail("file", f"is a symbolic link to {path.resolve()}, outside {src}; "
-                                              f"links out of the folder are never followed")
-                continue
-            found.append((path, path.relative_to(src).as_posix()))
-    return found
-
-
 def read_terms(src: Path, report: ImportReport) -> list[SourceTerm]:
     """Every term file of ``src`` read and its front-matter mapped; a file that cannot be read
     gets an error note in ``report`` (and no SourceTerm)."""
     terms = []
-    paths = walk(src, report)
+    found = files.walk(src, TERM_SUFFIXES)
+    for severity, message in found.notes:
+        report.note("file", message, severity)
+    paths = found.files
     if len(paths) > MAX_IMPORT_FILES:
         report.note("file", f"the folder holds {len(paths):,} term files; at most {MAX_IMPORT_FILES:,} are "
                             f"imported at once: import it section by section", "error")
         paths = paths[:MAX_IMPORT_FILES]
+    root = Path(os.path.realpath(src))
     for path, rel in paths:
         file_report = FileReport(rel)
         report.files.append(file_report)
         if Path(rel).stem.lower() in SECTION_PAGES:
             file_report.note("file", "is a section's landing page, not a term; it was not imported")
             continue
-        term = read_term(path, rel, file_report)
+        term = read_term(path, rel, file_report, root)
         if term is not None:
             terms.append(term)
     return terms
 
 
-def read_term(path: Path, rel: str, report: FileReport) -> SourceTerm | None:
-    """One term file: None (with an error note) where it cannot be read or is not bounded."""
-    text = _read_text(path, report)
+def read_term(path: Path, rel: str, report: FileReport, root: Path) -> SourceTerm | None:
+    """One term file (``root``: the imported folder, resolved): None (with an error note) where it
+    cannot be read or is not bounded."""
+    text = _read_text(path, rel, report, root)
     if text is None:
         return None
     text = text.lstrip("\ufeff").replace("\r\n", "\n")
@@ -144,16 +119,27 @@ def _term(path: Path, rel: str, meta: dict, body: str, report: FileReport) -> So
     return None if report.failed else term
 
 
-def _read_text(path: Path, report: FileReport) -> str | None:
+def _read_text(path: Path, rel: str, report: FileReport, root: Path) -> str | None:
+    if not files.is_utf8(rel):
+        report.fail("file", "its path is not UTF-8 text (each \\xNN above is a byte that is not): rename it, "
+                            "since the entry records where it came from")
+        return None
     try:
-        size = path.stat().st_size
-        if size > MAX_ENTRY_BYTES:
-            report.fail("file", f"is {size / 1024:,.0f} KB; an entry may be at most {MAX_ENTRY_BYTES // 1024} KB: "
-                                f"split it before importing")
-            return None
-        raw = path.read_bytes()
-    except OSError as err:
-        report.fail("file", f"cannot be read: {err.strerror or err}")
+        if os.path.islink(path):  # a link to a term elsewhere in the folder is read there
+            path = files.inside(path, root)
+        raw = files.read_regular(path, MAX_ENTRY_BYTES)
+    except files.TooLarge as err:
+        report.fail("file", f"is {err.size / 1024:,.0f} KB; an entry may be at most {MAX_ENTRY_BYTES // 1024} KB: "
+                            f"split it before importing")
+        return None
+    except files.Outside as err:
+        report.fail("file", f"is a symbolic link that {err.message}; links out of the folder are never followed")
+        return None
+    except files.Missing:
+        report.fail("file", "is a symbolic link to nothing (its target is missing); it is not imported")
+        return None
+    except files.Unreadable as err:
+        report.fail("file", err.message)
         return None
     try:
         return raw.decode("utf-8")

@@ -3,8 +3,10 @@
 Each source file gets a ``FileReport``: the entry it became (or why none), and a ``Note`` for
 everything that did not map as it was (an unmapped front-matter key, a link to a term that is not
 in the folder, a missing image, a summary problem, aliases left out, related links past the cap,
-a slug clash).  A note is ``error`` when the term could not be imported at all; everything else
-is ``info``: the entry was written, and the note says what a person should look at.
+a slug clash, a file the walk did not read).  A note is ``error`` when the term could not be
+imported at all; everything else is ``info``: the entry was written, and the note says what a
+person should look at.  Paths and messages are printable: a byte of a file name that is not UTF-8
+shows as ``\\xNN``, a control character as its escape.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from glossary.importer.files import lkind, printable
+from measure.store import write_bytes_atomic
 
 REPORT_VERSION = 1
 Severity = Literal["error", "info"]
@@ -29,6 +34,9 @@ class Note:
     message: str
     severity: Severity = "info"
 
+    def __post_init__(self) -> None:  # a path in it may hold bytes that are not UTF-8, or control characters
+        object.__setattr__(self, "message", printable(self.message))
+
     def to_json(self) -> dict:
         return {"kind": self.kind, "severity": self.severity, "message": self.message}
 
@@ -44,6 +52,9 @@ class FileReport:
     notes: list[Note] = field(default_factory=list)
     links_rewritten: int = 0
     images_copied: int = 0
+
+    def __post_init__(self) -> None:
+        self.source = printable(self.source)
 
     def note(self, kind: str, message: str, severity: Severity = "info") -> None:
         self.notes.append(Note(kind, message, severity))
@@ -136,11 +147,29 @@ def _ordered(notes: list[Note]) -> list[Note]:
     return sorted(notes, key=lambda n: (n.severity != "error", rank.get(n.kind, len(KINDS))))
 
 
+class ReportFileError(Exception):
+    """The report file cannot be written (its path is a folder, a FIFO, a link, or unwritable)."""
+
+
+def check_report_path(path: Path) -> None:
+    """ReportFileError where ``path`` holds something other than a regular file (checked before an
+    import starts, so a bad ``--report`` stops it before anything is written)."""
+    what = lkind(path)
+    if what not in (None, "a regular file"):
+        raise ReportFileError(f"{printable(str(path))} is {what}, not a report file: name another file")
+
+
 def write_report(report: ImportReport, path: Path) -> None:
-    """Write the report to ``path``: JSON where it ends in .json, Markdown otherwise."""
+    """Write the report to ``path``: JSON where it ends in .json, Markdown otherwise.  A folder, a
+    FIFO (which would block) or a link at ``path`` is refused with ReportFileError, as is a write
+    that fails; the file is replaced atomically, never written through."""
+    check_report_path(path)
     if path.suffix.lower() == ".json":
         text = json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n"
     else:
         text = report.to_markdown()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_bytes_atomic(path, text.encode("utf-8"))
+    except OSError as err:
+        raise ReportFileError(f"{printable(str(path))} could not be written: {err.strerror or err}") from None

@@ -17,7 +17,7 @@ from glossary.entries.lead import without_repeated_lead
 from glossary.entries.model import (MAX_ALIASES, MAX_RELATED, MAX_SUMMARY_CHARS, MAX_TAG_CHARS, MAX_TAGS,
                                     RESERVED_SLUGS, TAG_RE)
 from glossary.entries.scaffold import slugify
-from glossary.importer import aliases
+from glossary.importer import aliases, files
 from glossary.importer.assets import Images
 from glossary.importer.links import Targets, TermLinks
 from glossary.importer.markdown import first_paragraph, plain_text, sentence_end, template_syntax
@@ -86,6 +86,11 @@ def _name(terms: list[SourceTerm], entries_dir: Path, overwrite: bool) -> set[st
         term.report.slug = slug
         term.report.entry = entries_dir / f"{slug}.md"
         existing = entries_dir / f"{slug}.md"
+        what = files.lkind(existing)
+        if what not in (None, "a regular file"):
+            term.report.fail("slug", f"{existing} is {what}, not an entry file; nothing is written over it: "
+                                     f"remove it and import again")
+            continue
         if existing.exists() and not (overwrite and earlier_import(existing)):
             why = ("" if overwrite else "; --overwrite replaces entries an earlier import wrote") if \
                 earlier_import(existing) else "; it was not written by `glossary import`"
@@ -232,6 +237,10 @@ def _write(term: SourceTerm, draft: Draft, entries_dir: Path, dry_run: bool, scr
         term.report.fail("validate", f"the entry would not parse, so it was not written: {why}")
         return
     if not dry_run:
-        entries_dir.mkdir(parents=True, exist_ok=True)
-        write(entries_dir / f"{draft.slug}.md", text)
+        try:
+            entries_dir.mkdir(parents=True, exist_ok=True)
+            write(entries_dir / f"{draft.slug}.md", text)
+        except OSError as err:
+            term.report.fail("file", f"{entries_dir / f'{draft.slug}.md'} could not be written: {err.strerror or err}")
+            return
     term.report.imported = True

@@ -20,6 +20,7 @@ from glossary.entries.errors import EntryError
 from glossary.entries import lint
 from glossary.entries.model import parse_entry
 from glossary.entries.scaffold import SCHEMA_HINT
+from glossary.importer import files
 
 IMPORTED_MARK = "# imported by `glossary import` from "
 
@@ -73,7 +74,7 @@ def _source(item: dict) -> str:
 
 def render(draft: Draft) -> str:
     """The entry file's text."""
-    lines = ["---", SCHEMA_HINT, IMPORTED_MARK + json.dumps(draft.source, ensure_ascii=False),
+    lines = ["---", SCHEMA_HINT, IMPORTED_MARK + json.dumps(files.printable(draft.source), ensure_ascii=False),
              f"title: {_scalar(draft.title)}",
              f"summary: {_scalar(draft.summary)}",
              f"related: {_flow(draft.related)}",
@@ -124,18 +125,20 @@ def _figure_note(finding: lint.Finding) -> str:
 
 
 def earlier_import(path: Path) -> bool:
-    """Whether the entry file at ``path`` was written by `glossary import` (and so may be replaced)."""
+    """Whether the entry file at ``path`` was written by `glossary import` (and so may be replaced):
+    only a regular file is read (a link, a FIFO or a device there never is), and only its head."""
     try:
-        with path.open(encoding="utf-8") as fh:
-            head = [fh.readline() for _ in range(4)]
-    except (OSError, UnicodeDecodeError):
+        head = files.read_regular(path, 4096, head=True).decode("utf-8", "replace").splitlines()[:4]
+    except files.Unreadable:
         return False
     return any(line.startswith(IMPORTED_MARK) for line in head)
 
 
 def write(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file renamed over it: a reader never sees half
-    an entry.  Not fsynced one by one (an import writes thousands; ``sync_folder`` runs once after)."""
+    an entry, and a link or a FIFO at ``path`` is replaced, never written through (the caller
+    refuses those first: ``run._name``).  Not fsynced one by one (an import writes thousands;
+    ``sync_folder`` runs once after)."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
