@@ -237,3 +237,18 @@ def test_the_digest_is_over_what_the_signature_covers(keys):
     assert opened.digest == attest.sha256_hex(attest.pae(attest.PAYLOAD_TYPE, payload))
     other = dict(env, signatures=env["signatures"] + [{"keyid": "SHA256:stranger", "sig": ""}])
     assert attest.open_envelope(other, {keys.node.public.keyid: keys.node.public}).digest == opened.digest
+
+
+def test_a_name_that_stands_for_two_keys_or_another_keys_record_is_refused(tmp_path, keys):
+    project = make_project(tmp_path, keys=keys)
+    other = attest.Signer.generate()
+    lines = [trust.allowed_signers_line(NODE, keys.node.public, trust.RESULT_NAMESPACE),
+             trust.allowed_signers_line(NODE, other.public, trust.RESULT_NAMESPACE)]
+    keys.write_trust(project, nodes=lines)
+    run = glossary(project, "node", "retire", NODE)
+    assert run.exit_code == 1 and "names more than one key" in run.output and not record_file(project).exists()
+    keys.write_trust(project, nodes=[lines[0], trust.allowed_signers_line("test node", other.public,
+                                                                          trust.RESULT_NAMESPACE)])
+    assert glossary(project, "node", "retire", NODE).exit_code == 0
+    run = glossary(project, "node", "retire", "test node")
+    assert run.exit_code == 1 and "holds another key's record" in run.output

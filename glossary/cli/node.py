@@ -88,6 +88,10 @@ def node_retire(ctx: click.Context, names: tuple[str, ...], reason: str) -> None
     except (GlossaryError, trust.TrustError, retired.RetiredError) as err:
         raise Problems(f"nothing retired: {err}") from None
     live = {t.name: t for t in nodes.keys.values()}
+    twice = [n for n in names if sum(t.name == n for t in nodes.keys.values()) > 1]
+    if twice:
+        lines = ", ".join(t.where for t in nodes.keys.values() if t.name == twice[0])
+        raise Problems(f"nothing retired: {twice[0]!r} names more than one key ({lines}); give each its own name")
     done = {r.name: r for r in records.values()}
     unknown = [n for n in names if n not in live and n not in done]
     if unknown:
@@ -125,6 +129,9 @@ def node_retire(ctx: click.Context, names: tuple[str, ...], reason: str) -> None
 def _retire(out, entries_dir: Path, nodes_file: Path, key: trust.TrustedKey, reason: str) -> Path:
     found = retired.scan(entries_dir, key.key)
     path = retired.record_path(retired.folder_of(nodes_file), key.name)
+    if path.exists():  # another key's record whose name reads the same as a file name
+        raise Problems(f"{key.name} not retired: {display_path(path)} holds another key's record; give the key "
+                       f"another name")
     data = retired.record_data(key.name, _raw_line(nodes_file, key), key.key, dt.date.today(),
                                " ".join(reason.split()) or GONE, found.signed)
     try:
