@@ -21,6 +21,10 @@ the device key, the measurement fingerprint and a digest of the numbers
 (``sizes``), so a signature copied to another file, entry or device, or over
 other numbers, does not verify.  A failed attempt kept beside good figures is
 signed on its own (``<slug>@<device>#last_failure``) by the node that failed.
+
+An envelope's *digest* (``signed_digest``, ``Opened.digest``) is the SHA-256 of exactly the
+bytes its signature covers, ``PAE(payloadType, payload)``; a retired node key is trusted only
+for the digests its retirement record lists (``glossary.verdicts.retired``).
 """
 
 from __future__ import annotations
@@ -189,12 +193,30 @@ def envelope(statement_data: dict, signer: Signer) -> dict:
             "signatures": [{"keyid": signer.public.keyid, "sig": base64.b64encode(sig).decode()}]}
 
 
+def signed_digest(payload_type: str, payload: bytes) -> str:
+    """The digest that names one signed statement: SHA-256 (hex) of ``PAE(payload_type, payload)``.
+
+    Why these bytes, and not the envelope's JSON or its signature: they are exactly what the
+    signature covers, and the payload holds the whole statement (the result's content digest,
+    the entry, device, fingerprint, numbers and ``signed_at``), so any other result, number or
+    date is another digest.  Ed25519 (RFC 8032) is deterministic, so the node re-signing the
+    same payload makes the same signature; a holder of the private key can make a different
+    signature over the same bytes (another nonce), but it asserts exactly the statement already
+    listed, so it gains nothing.  A new statement under a retired key -- a backdated
+    ``signed_at`` included -- can only collide with a listed digest by breaking SHA-256.  The
+    envelope's base64 spelling and signature list are left out: they are not what was signed.
+    """
+    return sha256_hex(pae(payload_type, payload))
+
+
 @dataclass(frozen=True)
 class Opened:
-    """An envelope whose signature verified: the key that signed it and the statement it holds."""
+    """An envelope whose signature verified: the key that signed it, the statement it holds, and
+    the digest of what was signed (``signed_digest``)."""
 
     keyid: str
     statement: dict
+    digest: str = ""
 
 
 def open_envelope(env: Any, keys: dict[str, PublicKey]) -> Opened:
@@ -225,7 +247,7 @@ def open_envelope(env: Any, keys: dict[str, PublicKey]) -> Opened:
             raise AttestError("the signed payload is not JSON") from None
         if not isinstance(data, dict) or data.get("_type") != STATEMENT_TYPE:
             raise AttestError("the signed payload is not an in-toto Statement v1")
-        return Opened(keyid=keyid, statement=data)
+        return Opened(keyid=keyid, statement=data, digest=signed_digest(PAYLOAD_TYPE, payload))
     if not signatures:
         raise AttestError("the envelope carries no signature")
     raise AttestError(f"signed by a key that is not trusted ({', '.join(unknown)})")
@@ -345,5 +367,5 @@ def node_signer(environ: dict | None = None) -> Signer | None:
 __all__ = [
     "AttestError", "Opened", "PublicKey", "Signer", "canonical", "check_failure_statement",
     "check_result_statement", "envelope", "node_key_path", "node_signer", "open_envelope", "pae",
-    "result_content", "sign_failure", "sign_result", "signed_at", "statement",
+    "result_content", "sign_failure", "sign_result", "signed_at", "signed_digest", "statement",
 ]

@@ -22,7 +22,7 @@ if [ ! -f "${GLOSSARY_NODE_KEY:-$HOME/.config/verified-cuda-glossary/node_ed2551
     python3 -m glossary.cli node init --name "${gpu:-gpu}-node-$(date -u +%Y-%m-%d-%H%M)" > "$out/node.allowed_signers"
 fi
 cat "$out/node.allowed_signers" 2>/dev/null | tee -a "$out/verify.log"
-echo "add that line to trust/nodes.allowed_signers (a reviewed change) so the results signed here verify" | tee -a "$out/verify.log"
+echo "add that line to trust/nodes.allowed_signers and retire it in the same change (glossary node retire NAME), so the results signed here verify and nothing else it signs does" | tee -a "$out/verify.log"
 
 if [ "${VERIFY_ALL:-0}" = 1 ]; then
     log "re-measure every entry (VERIFY_ALL=1), signed with this node's key"

@@ -1,4 +1,4 @@
-"""Sign-off and keys: `glossary sign`, `node init` and `key line`."""
+"""Sign-off and keys: `glossary sign` and `key line` (a node's key: glossary/cli/node.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from glossary.entries.model import parse_entry, related_problems
 from glossary.settings import GlossaryError, Settings
 from glossary.verdicts import review, signoff, trust
 from glossary.verdicts.gate import is_real_name, name_problem
-from measure import attest, store
+from measure import attest
 
 
 @cli.command()
@@ -173,51 +173,6 @@ def _reviewer_key(key_file: Path | None, passphrase_env: str | None) -> attest.S
 
 
 # -- keys ---------------------------------------------------------------------------
-
-
-@cli.group()
-def node() -> None:
-    """The verification node's signing key."""
-
-
-@node.command("init")
-@click.option("--name", default=None, help="The node's name in trust/nodes.allowed_signers "
-                                           "(default: <gpu-or-host>-<date>).")
-@click.option("--key", "key_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Where to keep the private key (default: $GLOSSARY_NODE_KEY, else "
-                   "~/.config/verified-cuda-glossary/node_ed25519). Never inside the repository.")
-def node_init(name: str | None, key_file: Path | None) -> None:
-    """Make this node's Ed25519 signing key and print the line for trust/nodes.allowed_signers.
-
-    The private key stays on this machine (mode 0600); only the printed public line goes
-    into the repository, where its review makes the node trusted.
-    """
-    path = (key_file or attest.node_key_path()).expanduser().resolve()
-    repo = Path.cwd().resolve()
-    if (repo / ".git").exists() and repo in path.parents:
-        raise Problems(f"refusing to keep a private key inside the repository ({path}); choose a path outside it")
-    if path.exists():
-        raise Problems(f"{path} exists already; its public line: "
-                       f"{(path.with_name(path.name + '.pub')).read_text().strip() if path.with_name(path.name + '.pub').exists() else '?'}"
-                       f" (remove the key first to make a new one)")
-    signer = attest.Signer.generate()
-    signer.save(path)
-    today = dt.date.today()
-    label = name or f"{_node_label()}-{today.isoformat()}"
-    click.echo(f"# private key: {path} (stays on this machine)", err=True)
-    click.echo(trust.allowed_signers_line(label, signer.public, trust.RESULT_NAMESPACE, valid_after=today))
-
-
-def _node_label() -> str:
-    try:
-        from measure import harness
-
-        gpus = harness.list_gpus()
-        if gpus:
-            return store.device_key(gpus[0]["name"]) + "-node"
-    except Exception:  # no GPU, no pycuda: the host's name will do
-        pass
-    return re.sub(r"[^a-z0-9-]+", "-", os.uname().nodename.lower()).strip("-") or "node"
 
 
 @cli.group()

@@ -8,9 +8,12 @@ layout (one key a line: principal, options, key)::
     # trust/people.allowed_signers: authors and reviewers
     "Ada Lovelace" namespaces="glossary-review" ssh-ed25519 AAAA...
 
-``valid-after`` / ``valid-before`` (YYYYMMDD) bound when a key may have signed.
-Removing a line revokes the key: every result or review it signed becomes
-unverified.  A key may stand for one name only, and never for a node and a
+``valid-after`` / ``valid-before`` (YYYYMMDD) bound when a key may have signed
+(by the ``signed_at`` the signer writes itself, so a window does not stop a backdated
+signature).  Removing a line revokes the key: every result or review it signed becomes
+unverified.  A node key whose machine is gone is *retired* instead
+(``glossary.verdicts.retired``): its line moves into ``trust/retired-nodes/<name>.json``
+with the digests of what it signed, and any other result under it is refused.  A key may stand for one name only, and never for a node and a
 person at once.
 
 ``extra.glossary.trust`` chooses the policy: ``signed`` (the default) needs a
@@ -31,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from glossary.verdicts import retired as retired_mod
 from glossary.verdicts.gate import normalize_name, same_person
 from measure import attest, store, units
 from measure.attest import AttestError, PublicKey
@@ -170,8 +174,9 @@ class Trust:
     """The project's trust policy and keys."""
 
     mode: Literal["signed", "names"] = "signed"
-    nodes: Keyring = field(default_factory=lambda: Keyring(path=None))
+    nodes: Keyring = field(default_factory=lambda: Keyring(path=None))  # retired node keys included
     people: Keyring = field(default_factory=lambda: Keyring(path=None))
+    retired: dict[str, retired_mod.RetiredKey] = field(default_factory=dict)  # by key id
 
     @property
     def signed(self) -> bool:
@@ -184,12 +189,30 @@ def load_trust(root: Path, mode: str = "signed", nodes_file: str = NODES_FILE,
     if mode not in MODES:
         raise TrustError(f"extra.glossary.trust: expected one of {', '.join(MODES)}, found {mode!r}")
     nodes, people = load_keyring(root / nodes_file), load_keyring(root / people_file)
+    nodes, retired = _with_retired(nodes, retired_mod.folder_of(root / nodes_file))
     both = set(nodes.keys) & set(people.keys)
     if both:
         keyid = sorted(both)[0]
         raise TrustError(f"{nodes.keys[keyid].where} and {people.keys[keyid].where}: key {keyid} is listed as a "
                          f"node and as a person; a node key signs results only")
-    return Trust(mode=mode, nodes=nodes, people=people)
+    return Trust(mode=mode, nodes=nodes, people=people, retired=retired)
+
+
+def _with_retired(nodes: Keyring, folder: Path) -> tuple[Keyring, dict[str, retired_mod.RetiredKey]]:
+    """The node keyring with each retired key trusted through its record (which wins over a line of
+    the same key left in, or put back into, the nodes file), and the records by key id."""
+    try:
+        retired = retired_mod.load_retired(folder)
+    except retired_mod.RetiredError as err:
+        raise TrustError(str(err)) from None
+    keys = dict(nodes.keys)
+    for keyid, record in retired.items():
+        listed = _parse_line(record.line, f"{record.path}, key 'key'")
+        if listed.key.keyid != keyid or listed.name != record.name:
+            raise TrustError(f"{record.path}, key 'name': the record names {record.name!r}, its key line "
+                             f"{listed.name!r}; restore the record from git")
+        keys[keyid] = listed
+    return Keyring(path=nodes.path, keys=keys), retired
 
 
 @dataclass(frozen=True)
@@ -221,7 +244,7 @@ def check_result(slug: str, device: str, result: Result, trust: Trust) -> Result
         opened = attest.open_envelope(env, trust.nodes.public())
         attest.check_result_statement(data, opened, slug, device)
         trusted = trust.nodes.keys[opened.keyid]
-        why = trusted.problem_at(attest.signed_at(opened), RESULT_NAMESPACE)
+        why = trusted.problem_at(attest.signed_at(opened), RESULT_NAMESPACE) or _retired(trust, opened, "it")
         if why:
             return ResultCheck("unverified", reason=why)
         failure = data.get("last_failure")
@@ -230,9 +253,18 @@ def check_result(slug: str, device: str, result: Result, trust: Trust) -> Result
         if result.last_failure is not None:
             signed_failure = attest.open_envelope(failure.get(attest.SIGNATURE_KEY), trust.nodes.public())
             attest.check_failure_statement(failure, signed_failure, slug, device)
+            why = _retired(trust, signed_failure, "its last failure record")
+            if why:
+                return ResultCheck("unverified", reason=why)
     except AttestError as err:
         return ResultCheck("unverified", reason=str(err))
     return ResultCheck("verified", signer=trusted.name)
+
+
+def _retired(trust: Trust, opened: attest.Opened, what: str) -> str | None:
+    """Why a statement signed by a retired node key is refused (None: a live key, or a listed digest)."""
+    record = trust.retired.get(opened.keyid)
+    return record.refusal(opened, what) if record else None
 
 
 def counters_to_carry(entry, device: str, trust: Trust) -> str | None:
@@ -240,7 +272,7 @@ def counters_to_carry(entry, device: str, trust: Trust) -> str | None:
     (``measure.results.carried_counters``, as JSON for the job), or None.
 
     Only a result that passes ``check_result`` offers them, so a node never re-signs counter figures
-    it could not verify; under ``trust: names`` nothing is signed, and the recorded result is taken
+    it could not verify (a retired key's result off its list included); under ``trust: names`` nothing is signed, and the recorded result is taken
     as the build would take it."""
     path = store.results_dir(entry.folder) / f"{device}.json"
     if not path.exists():
