@@ -123,11 +123,12 @@ def resolve_slugs(entries_dir: Path, names: tuple[str, ...] | list[str]) -> list
 
 
 def inspect(entries_dir: Path, only: list[str] | None = None, lint: bool = True,
-            policy: trust.Trust | None = None) -> tuple[list[EntryReport], list[Problem]]:
+            policy: trust.Trust | None = None, run_code: bool = False) -> tuple[list[EntryReport], list[Problem]]:
     """Reports for every entry (or those in ``only``), and problems that belong to no one entry.
 
     ``policy`` is the project's trust policy (default: read from the mkdocs.yml beside the
-    entries folder, as the build reads it).
+    entries folder, as the build reads it); ``run_code`` runs each entry's reference (and, where
+    nvcc is here, its compiles) in the sandbox (``glossary.trial``), as `glossary check` does.
     """
     paths = entry_paths(entries_dir)
     general: list[Problem] = []
@@ -159,10 +160,20 @@ def inspect(entries_dir: Path, only: list[str] | None = None, lint: bool = True,
         _check_images(report, entries_dir)
         _check_lead(report)
         _check_results_and_review(report, policy, catalog)
+        if run_code:
+            _check_code(report)
         if unbound is not None:
             _check_figures(report, unbound)
     selected = [r for s, r in reports.items() if only is None or s in only]
     return selected, general
+
+
+def _check_code(report: EntryReport) -> None:
+    from glossary import trial
+
+    for finding in trial.try_entry(report.entry):
+        report.problems.append(Problem("code", finding.severity,
+                                       f"{finding.key}: {finding.message}"))
 
 
 def _lint(general: list[Problem]):

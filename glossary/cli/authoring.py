@@ -56,7 +56,7 @@ def check(ctx: click.Context, entries: tuple[str, ...], as_json: bool, strict: b
     entries_dir = entries_dir_of(ctx)
     try:
         only = checks.resolve_slugs(entries_dir, entries) if entries else None
-        reports, general = checks.inspect(entries_dir, only)
+        reports, general = checks.inspect(entries_dir, only, run_code=True)
     except checks.CheckError as err:
         raise usage(ctx, err) from None
     problems = [p for r in reports for p in r.problems] + general

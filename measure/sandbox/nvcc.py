@@ -69,7 +69,7 @@ def command(nvcc: str, flags: list[str], arch: str, source: str) -> list[str]:
 
 def compile_source(entry_dir: Path, source: str, arch: str, flags: list[str], *, nvcc: str,
                    covered: set[str] | None = None, cache: Path | None = None,
-                   version: str = "", confined: bool = True) -> Compiled:
+                   version: str = "", confined: bool = True, limits: bwrap.Limits = LIMITS) -> Compiled:
     """Compile ``entry_dir/source`` for ``arch`` in the sandbox.  ``covered``: the entry files the
     fingerprints hash (a compile that reads another one is refused); ``cache``: a folder of ours
     for cubins; ``version``: nvcc's, part of the cache key; ``confined=False`` (``glossary try``
@@ -90,7 +90,7 @@ def compile_source(entry_dir: Path, source: str, arch: str, flags: list[str], *,
             mounts.same_path(root)
         if not nvcc.startswith("/usr/") and not nvcc.startswith(str(root)):
             mounts.same_path(nvcc)
-        done = bwrap.run(bwrap.require(), mounts, LIMITS, argv) if confined else _plain(argv, entry_dir, scratch)
+        done = bwrap.run(bwrap.require(), mounts, limits, argv) if confined else _plain(argv, entry_dir, scratch)
         log = done.stderr.decode("utf-8", "replace") + done.stdout.decode("utf-8", "replace")
         if done.killed:
             raise CompileFailed(f"{shown}: stopped, {done.killed}")

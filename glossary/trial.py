@@ -1,0 +1,133 @@
+"""`glossary check` runs an entry's code the way the node will, without a GPU: in the sandbox.
+
+The reference is started in the sandbox and asked for every measured variant's answer at the
+spec's smallest size, on inputs drawn as the harness draws them; an import error, an exception,
+a missing output, a wrong shape or dtype, or a run over its time budget is an error naming the
+reference.  Where nvcc is on the PATH the sources are compiled in the sandbox for the spec's
+first arch, and a launch whose kernel no source defines is named.  This is how an author without
+a GPU, and CI, exercise the sandbox.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from glossary.entries.model import Entry
+from measure import sandbox
+from measure.harness import compile as nvcc
+from measure.harness.check import call_reference, output_names
+from measure.harness.errors import MeasurementError
+from measure.harness.workspace import FLOOR_STREAM, NP_DTYPES, allocation_bytes, fill_input
+from measure.spec.limits import NOMINAL_DEVICE
+
+# What the trial may use: it runs on an author's laptop and on CI, so it stays small.
+LIMITS = sandbox.Limits(wall_s=30, cpu_s=60, memory_bytes=4 << 30, file_bytes=1 << 30, processes=64)
+MAX_TRIAL_BYTES = 256 << 20   # inputs and outputs at the smallest size, for a reference that is not elementwise
+TRIAL_ELEMENTS = 4096         # what an elementwise reference is asked
+
+
+@dataclass(frozen=True)
+class Finding:
+    key: str
+    message: str
+    severity: str = "error"
+
+
+def try_entry(entry: Entry, compile_kernels: bool = True) -> list[Finding]:
+    """What running the entry's code in the sandbox found wrong ([] when all is well)."""
+    spec = entry.meta.measure
+    if spec is None:
+        return []
+    why = sandbox.problem()
+    if why:
+        return [Finding("measure", f"the entry's code was not run: {why}")]
+    findings = _try_reference(entry)
+    if compile_kernels and nvcc.find_nvcc():
+        findings += _try_compile(entry)
+    return findings
+
+
+def _try_reference(entry: Entry) -> list[Finding]:
+    spec = entry.meta.measure
+    params = min(spec.sizes, key=lambda p: sum(allocation_bytes(spec, p).values()))
+    try:
+        sizes = allocation_bytes(spec, params)
+    except MeasurementError as err:
+        return [Finding("measure.sizes", str(err))]
+    counts = {name: n // np.dtype(NP_DTYPES[spec.buffers[name].dtype]).itemsize for name, n in sizes.items()}
+    shown = spec.reference
+    scale = min(1.0, MAX_TRIAL_BYTES / max(1, sum(sizes.values())))
+    inputs = {}
+    for stream, (name, buf) in enumerate(spec.buffers.items(), start=FLOOR_STREAM + 1):
+        if buf.role == "input":  # the harness's draw; its first elements do not depend on the count drawn
+            count = min(counts[name], TRIAL_ELEMENTS) if spec.reference_elementwise else counts[name]
+            inputs[name] = fill_input(spec.seed, stream, count, buf.dtype, buf.init)
+    outputs = {n: counts[n] for n in output_names(spec)}
+    try:
+        reference = sandbox.SandboxedReference(entry.folder, spec.reference, limits=LIMITS, label=entry.slug)
+    except (sandbox.ReferenceFailed, sandbox.SandboxUnavailable) as err:
+        return [Finding("measure.reference", f"{shown}: {err}")]
+    findings = []
+    try:
+        asked = set()
+        for variant in spec.measured_variants:
+            key = (variant.base if reference.reads_variant else None,
+                   tuple(variant.point.items()) if reference.reads_point else ())
+            if key in asked:
+                continue
+            asked.add(key)
+            stop = None
+            if spec.reference_elementwise and inputs:  # an elementwise reference is asked a few thousand elements
+                stop = min(TRIAL_ELEMENTS, *(counts[n] for n in inputs))
+            want = {n: (stop if stop is not None else c) for n, c in outputs.items()}
+            if scale < 1.0 and stop is None:  # a whole-size reference is asked the smallest size, when small
+                findings.append(Finding("measure.reference", f"{shown} was not tried: the smallest size needs "
+                                        f"{sum(sizes.values()) >> 20} MiB, over the trial's "
+                                        f"{MAX_TRIAL_BYTES >> 20} MiB", "warning"))
+                break
+            try:
+                answer = call_reference(reference, variant.base, inputs, _scalars(spec),
+                                        {**params, **variant.point}, want, 0 if stop else None, stop)
+            except sandbox.ReferenceFailed as err:
+                findings.append(Finding("measure.reference", f"{shown}, variant {variant.name} at "
+                                        f"{_label(params)}: {err}"))
+                break
+            if set(answer) != set(outputs):
+                findings.append(Finding("measure.reference", f"{shown} must return {{output name: array}} for "
+                                        f"exactly {sorted(outputs)}; it returned {sorted(answer)}"))
+                break
+    finally:
+        reference.close()
+    return findings
+
+
+def _try_compile(entry: Entry) -> list[Finding]:
+    spec = entry.meta.measure
+    arch = spec.archs[0] if spec.archs else "sm_90"
+    exe = nvcc.find_nvcc()
+    defined: set[str] = set()
+    wanted = sorted({launch.kernel for v in spec.measured_variants for launch in v.launches if launch.kernel})
+    builds = dict.fromkeys(nvcc.module_options(spec, NOMINAL_DEVICE).values())
+    for extra in builds:
+        for index, rel in enumerate(spec.sources):
+            try:
+                built = sandbox.compile_source(entry.folder, rel, arch, [*spec.nvcc_flags, *extra], nvcc=exe,
+                                               covered=set(entry.kernel_files))
+            except (sandbox.CompileFailed, sandbox.SandboxUnavailable) as err:
+                return [Finding(f"measure.sources[{index}]", f"{rel} does not compile for {arch} in the sandbox"
+                                                             f"{' with ' + ' '.join(extra) if extra else ''}: {err}")]
+            defined |= set(wanted) - set(nvcc.cubin_symbols_present(built.cubin, wanted))
+    missing = [k for k in wanted if k not in defined]
+    return [Finding("measure.variants", f"a launch names kernel {k}, which {', '.join(spec.sources)} do not define "
+                                        f"(as extern \"C\" __global__)") for k in missing]
+
+
+def _scalars(spec) -> dict:
+    from measure.harness.correctness import kernel_scalars
+    return kernel_scalars(spec)
+
+
+def _label(params: dict) -> str:
+    return ", ".join(f"{k} = {v:,}" for k, v in params.items())

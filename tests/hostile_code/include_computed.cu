@@ -1,0 +1,3 @@
+#define WHERE "/etc/hostname"
+#include WHERE
+extern "C" __global__ void k(float *y) { y[0] = 1.0f; }

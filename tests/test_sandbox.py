@@ -1,0 +1,249 @@
+"""Author code runs only in the sandbox: hostile references and kernel sources (tests/hostile_code/)
+each fail with a clear reason, and a secret planted outside the entry's folder is found nowhere."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from measure import sandbox
+from measure.harness import compile as nvcc
+from measure.harness.check import call_reference
+from measure.sandbox import bwrap, nvcc as sandbox_nvcc
+from measure.spec.includes import IncludeError, included_files
+
+HOSTILE = Path(__file__).parent / "hostile_code"
+needs_sandbox = pytest.mark.skipif(sandbox.problem() is not None, reason=f"no sandbox here: {sandbox.problem()}")
+needs_nvcc = pytest.mark.skipif(nvcc.find_nvcc() is None, reason="nvcc is not installed")
+TIGHT = sandbox.Limits(wall_s=8, cpu_s=20, memory_bytes=2 << 30, file_bytes=64 << 20, processes=32)
+
+
+@pytest.fixture
+def planted(tmp_path, monkeypatch):
+    """A secret outside every entry's folder, where a node keeps its key, and the home pointing at it."""
+    home = tmp_path / "home"
+    key = home / ".config" / "glossary" / "node-key"
+    key.parent.mkdir(parents=True)
+    secret = "SECRET-" + os.urandom(16).hex()
+    key.write_text(secret)
+    monkeypatch.setenv("HOME", str(home))
+    return key, secret
+
+
+def entry_with(tmp_path: Path, name: str, planted_key: Path, **subs: str) -> Path:
+    folder = tmp_path / "entries" / "hostile"
+    folder.mkdir(parents=True, exist_ok=True)
+    text = (HOSTILE / name).read_text().replace("SECRET_PATH", str(planted_key))
+    for k, v in subs.items():
+        text = text.replace(k, v)
+    target = "reference.py" if name.endswith(".py") else "kernel.cu"
+    (folder / target).write_text(text)
+    return folder
+
+
+def run_reference(folder: Path, limits=TIGHT) -> str:
+    """The error the hostile reference ends in (it must end in one)."""
+    x = np.arange(64, dtype=np.float32)
+    try:
+        with sandbox.SandboxedReference(folder, "reference.py", limits=limits) as ref:
+            answer = call_reference(ref, "v", {"x": x}, {}, {"n": 64}, {"y": 64})
+    except sandbox.ReferenceFailed as err:
+        return str(err)
+    pytest.fail(f"the hostile reference returned {sorted(answer)} instead of failing")
+
+
+def nowhere(secret: str, *places: Path, text: str = "") -> None:
+    assert secret not in text
+    for place in places:
+        for path in place.rglob("*") if place.is_dir() else [place]:
+            if path.is_file() and not path.is_symlink() and path.name != "node-key":
+                assert secret not in path.read_text(errors="replace"), path
+
+
+@needs_sandbox
+@pytest.mark.parametrize("name", ["read_key.py", "read_key_at_import.py", "raise_secret.py"])
+def test_a_reference_cannot_read_the_nodes_key(tmp_path, planted, name):
+    key, secret = planted
+    folder = entry_with(tmp_path, name, key)
+    error = run_reference(folder)
+    assert "No such file" in error or "could not read" in error or "key: " in error, error
+    nowhere(secret, tmp_path / "entries", Path("/dev/shm"), text=error)
+
+
+@needs_sandbox
+def test_a_reference_cannot_write_outside_its_scratch_folder(tmp_path, planted):
+    key, _ = planted
+    outside = tmp_path / "outside.txt"
+    folder = entry_with(tmp_path, "write_outside.py", key, OUTSIDE_PATH=str(outside))
+    Path("/tmp/planted.txt").unlink(missing_ok=True)
+    error = run_reference(folder)
+    # Its home is its own private /tmp, gone with it; nothing else took the write.
+    assert "wrote ['/tmp/planted.txt']" in error, error
+    assert not outside.exists() and not (folder / "planted.txt").exists()
+    assert not Path("/tmp/planted.txt").exists() and not (Path(os.environ["HOME"]) / "planted.txt").exists()
+
+
+@needs_sandbox
+def test_a_reference_has_no_network(tmp_path, planted):
+    key, _ = planted
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    server.settimeout(10)
+    got = []
+
+    def accept():
+        try:
+            conn, _ = server.accept()
+            got.append(conn.recv(100))
+        except OSError:
+            pass
+
+    listener = threading.Thread(target=accept, daemon=True)
+    listener.start()
+    folder = entry_with(tmp_path, "open_socket.py", key, PORT=str(server.getsockname()[1]))
+    error = run_reference(folder)
+    server.close()
+    listener.join(timeout=5)
+    assert "Connection refused" in error or "unreachable" in error or "Errno" in error, error
+    assert got == []
+
+
+@needs_sandbox
+def test_a_reference_cannot_import_the_harness_to_patch_it(tmp_path, planted):
+    key, _ = planted
+    error = run_reference(entry_with(tmp_path, "patch_measure.py", key))
+    assert "importing reference.py failed" in error and "No module named 'measure'" in error, error
+
+
+@needs_sandbox
+def test_a_reference_that_spins_forever_is_stopped_at_its_wall_clock(tmp_path, planted):
+    key, _ = planted
+    limits = sandbox.Limits(wall_s=3, cpu_s=20, memory_bytes=2 << 30, file_bytes=64 << 20, processes=32)
+    error = run_reference(entry_with(tmp_path, "spin.py", key), limits)
+    assert "wall-clock limit" in error, error
+
+
+@needs_sandbox
+def test_a_reference_cannot_allocate_100_gb(tmp_path, planted):
+    key, _ = planted
+    error = run_reference(entry_with(tmp_path, "allocate.py", key))
+    assert "MemoryError" in error or "memory" in error, error
+
+
+@needs_sandbox
+def test_a_reference_that_forks_repeatedly_is_stopped(tmp_path, planted):
+    key, _ = planted
+    error = run_reference(entry_with(tmp_path, "fork.py", key))
+    assert "processes" in error or "wall-clock" in error, error
+    assert "wall-clock" not in error or bwrap.os.getuid() == 0, error
+
+
+@needs_sandbox
+def test_what_comes_back_is_checked_before_use(tmp_path, planted):
+    key, secret = planted
+    error = run_reference(entry_with(tmp_path, "wrong_shape.py", key))
+    assert "holds 3 elements" in error and "expected 64" in error, error
+    folder = entry_with(tmp_path, "symlink_out.py", key)
+    x = np.arange(64, dtype=np.float32)
+    with sandbox.SandboxedReference(folder, "reference.py", limits=TIGHT) as ref:
+        # It returned key z (not y) and planted a link where y's file would be: never followed.
+        with pytest.raises(sandbox.ReferenceFailed, match="not a regular file|cannot be opened"):
+            sandbox.reference.read_float64(ref._all[0].out / "1-y.npy", 64) if _call(ref, x) else None
+    nowhere(secret, tmp_path / "entries")
+
+
+def _call(ref, x) -> bool:
+    answer = call_reference(ref, "v", {"x": x}, {}, {"n": 64}, {"y": 64})
+    assert sorted(answer) == ["z"] and answer["z"] is None
+    return True
+
+
+@needs_sandbox
+def test_the_harness_process_imports_no_author_code(tmp_path):
+    folder = tmp_path / "entries" / "plain"
+    folder.mkdir(parents=True)
+    (folder / "reference.py").write_text("import numpy as np\nMARK = 1\n"
+                                         "def reference(variant, inputs, scalars, params):\n"
+                                         "    return {'y': inputs['x'] * 2}\n")
+    before = set(sys.modules)
+    x = np.arange(1000, dtype=np.float32)
+    with sandbox.SandboxedReference(folder, "reference.py") as ref:
+        answer = call_reference(ref, "v", {"x": x}, {}, {}, {"y": 10}, 10, 20)
+    np.testing.assert_array_equal(answer["y"], x[10:20].astype(np.float64) * 2)
+    loaded = [m for m in set(sys.modules) - before
+              if str(getattr(sys.modules[m], "__file__", "") or "").startswith(str(tmp_path))]
+    assert loaded == []
+    assert not any(hasattr(m, "MARK") and getattr(m, "__file__", "") and str(tmp_path) in m.__file__
+                   for m in list(sys.modules.values()) if m is not None)
+
+
+# -- kernel sources -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name,why", [("include_key.cu", "only files in the entry's folder"),
+                                      ("include_zero.cu", "only files in the entry's folder"),
+                                      ("include_escape.cu", "leaves the entry's folder"),
+                                      ("include_computed.cu", "names no file literally")])
+def test_the_entry_model_refuses_includes_it_cannot_fingerprint(tmp_path, planted, name, why):
+    key, secret = planted
+    folder = entry_with(tmp_path, name, key)
+    with pytest.raises(IncludeError, match=why) as err:
+        included_files(folder, ["kernel.cu"])
+    assert err.value.file == "kernel.cu" and err.value.line in (1, 2)
+    assert secret not in str(err.value)
+
+
+def test_an_included_header_counts_in_the_fingerprints(tmp_path):
+    folder = tmp_path / "e"
+    (folder / "inc").mkdir(parents=True)
+    (folder / "k.cu").write_text('#include "impl.cuh"\n#include <cuda_fp16.h>\n  #  include "inc/more.cuh"\n')
+    (folder / "impl.cuh").write_text('#include "inc/more.cuh"\n')
+    (folder / "inc" / "more.cuh").write_text('#include "deep.cuh"\n')   # relative to inc/
+    (folder / "inc" / "deep.cuh").write_text("#define X 1\n")
+    assert sorted(included_files(folder, ["k.cu"])) == ["impl.cuh", "inc/deep.cuh", "inc/more.cuh"]
+
+
+@needs_sandbox
+@needs_nvcc
+@pytest.mark.parametrize("name", ["include_key.cu", "include_zero.cu", "include_escape.cu"])
+def test_a_compile_cannot_read_outside_the_entry(tmp_path, planted, name):
+    """Past the entry model (as if it were skipped), the sandboxed compile still fails, bounded."""
+    key, secret = planted
+    folder = entry_with(tmp_path, name, key)
+    limits = sandbox.Limits(wall_s=60, cpu_s=60, memory_bytes=2 << 30, file_bytes=64 << 20, processes=32)
+    with pytest.raises(sandbox.CompileFailed) as err:
+        sandbox_nvcc.compile_source(folder, "kernel.cu", "sm_90", ["-O3"], nvcc=nvcc.find_nvcc(), limits=limits)
+    assert secret not in str(err.value)
+    assert len(str(err.value)) < 20000
+
+
+@needs_sandbox
+@needs_nvcc
+def test_a_compile_that_reads_an_unfingerprinted_entry_file_is_refused(tmp_path):
+    folder = tmp_path / "e"
+    folder.mkdir()
+    (folder / "k.cu").write_text('#include "impl.cuh"\nextern "C" __global__ void k(float *y) { y[0] = ONE; }\n')
+    (folder / "impl.cuh").write_text("#define ONE 1.0f\n")
+    built = sandbox_nvcc.compile_source(folder, "k.cu", "sm_90", [], nvcc=nvcc.find_nvcc(),
+                                        covered={"k.cu", "impl.cuh"})
+    assert built.reads == ("k.cu", "impl.cuh") and built.cubin[:4] == b"\x7fELF"
+    assert "/entry/k.cu" in built.command
+    with pytest.raises(sandbox.CompileFailed, match="impl.cuh, which the entry's fingerprints do not cover"):
+        sandbox_nvcc.compile_source(folder, "k.cu", "sm_90", [], nvcc=nvcc.find_nvcc(), covered={"k.cu"})
+
+
+def test_no_sandbox_is_one_line_saying_how_to_install_it(monkeypatch):
+    monkeypatch.setenv("BWRAP", "/nonexistent/bwrap")
+    monkeypatch.setattr(bwrap.shutil, "which", lambda name: None)
+    monkeypatch.setattr(bwrap.Path, "is_file", lambda self: False)
+    why = bwrap.problem()
+    assert why and "apt-get install bubblewrap" in why and "\n" not in why
+    with pytest.raises(sandbox.SandboxUnavailable):
+        bwrap.require()
