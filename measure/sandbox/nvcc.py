@@ -29,7 +29,7 @@ ENTRY = "/entry"
 OUT = "/out"
 # Where a compile may read beyond the entry's folder: the toolkit's and the host compiler's headers.
 SYSTEM_HEADERS = ("/usr/include/", "/usr/lib/gcc/", "/usr/local/include/", "/usr/lib/llvm")
-LIMITS = bwrap.Limits(wall_s=300, cpu_s=600, memory_bytes=8 << 30, file_bytes=512 << 20, processes=64,
+LIMITS = bwrap.Limits(wall_s=300, cpu_s=600, memory_bytes=4 << 30, file_bytes=512 << 20, processes=64,
                       tmp_bytes=2 << 30)
 MAX_CUBIN_BYTES = 256 << 20
 
