@@ -88,6 +88,8 @@ class GlossaryBuild:
             problems.append(str(err))
         if problems:  # every problem at once: one bad file does not hide the others
             raise GlossaryError("\n".join(problems))
+        for line in self.settings.override_warnings():
+            self.log.warning("%s", line)
         if measurer is not None:
             measurer(list(self.entries.values()))
         self.policy = self.settings.load_trust()
@@ -178,7 +180,8 @@ class GlossaryBuild:
         env = self.env
         if src_uri == "index.md":
             return render.render_index(env, [m for s, m in self.models.items() if self.shown(s)],
-                                       site_name=self.settings.site_name, preview=self.settings.preview)
+                                       site_name=self.settings.site_name, preview=self.settings.preview,
+                                       drafts=[m for s, m in self.models.items() if not self.shown(s)])
         slug = src_uri[:-3] if src_uri.endswith(".md") and "/" not in src_uri else None
         if slug in self.models and self.shown(slug):
             model = self.models[slug]
