@@ -15,7 +15,7 @@ from pathlib import Path
 
 from conftest import current_result, sign_entry_file, write_project
 
-from glossary.verdicts import trust
+from glossary.verdicts import people, trust
 from measure import attest
 
 DAY = dt.date(2026, 10, 2)
@@ -124,7 +124,7 @@ def _content(path: Path):
 def sign_author_file(path: Path, key: attest.Signer, day: dt.date = DAY) -> None:
     """Sign the entry at ``path`` as its author, as `glossary sign --as AUTHOR` does."""
     entry, content = _content(path)
-    trust.write_author_signature(entry, day, content, key)
+    people.write_author_signature(entry, day, content, key)
 
 
 def sign_review_file(path: Path, name: str, key: attest.Signer | None, day: dt.date = DAY,
@@ -136,7 +136,7 @@ def sign_review_file(path: Path, name: str, key: attest.Signer | None, day: dt.d
     fingerprint = sign_entry_file(path, name, day)
     if key is not None:
         entry, content = _content(path)
-        trust.write_review_signature(entry, entry.meta.reviewer, day, fingerprint, key, content)
+        people.write_review_signature(entry, entry.meta.reviewer, day, fingerprint, key, content)
 
 
 def make_project(tmp_path: Path, text: str = COPY, *, result: dict | None = None, sign: bool = True,

@@ -18,7 +18,7 @@ from conftest import mkdocs
 from gate_fixture import Keys, make_project, sign_author_file, sign_review
 from glossary.cli import cli
 from glossary.settings import Settings
-from glossary.verdicts import trust
+from glossary.verdicts import people, trust
 from test_sign_many import SLUGS, project_of, published
 from test_trust import build, reasons
 
@@ -75,7 +75,7 @@ def test_both_signed_publish_and_the_page_and_home_page_say_so(tmp_path, keys):
     signed = json.loads((project / "entries" / "copy" / "review.dsse.json").read_text())
     statement = json.loads(__import__("base64").b64decode(signed["payload"]))
     author_env = json.loads((project / "entries" / "copy" / "author.dsse.json").read_text())
-    assert statement["predicate"]["authorship"] == {"sha256": trust.envelope_digest(author_env)}
+    assert statement["predicate"]["authorship"] == {"sha256": people.envelope_digest(author_env)}
     built = mkdocs(project, "build", "--strict")
     assert built.returncode == 0, built.stderr
     page = (project / "site" / "copy" / "index.html").read_text()

@@ -13,7 +13,7 @@ the same words.  The gate checks content as well as names:
 - every claim holds, unless the entry declares its expected failure with a
   reason (``measure.claims[i].expected_failure``), which the reviewer signs and
   the page shows beside the verdict;
-- under ``trust: signed`` (``glossary.verdicts.trust``), every measured result the page
+- under ``trust: signed`` (``glossary.verdicts.trust`` and ``glossary.verdicts.people``), every measured result the page
   shows carries a trusted node's signature; the content carries the author's
   signature, by a key listed under the author's name; and the review carries the
   reviewer's, by a key listed under the reviewer's name and not the author's, naming
@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 
 from glossary.entries import masking
-from glossary.verdicts import claims, findings, gate, review, trust
+from glossary.verdicts import claims, findings, gate, people, review, trust
 from glossary.verdicts.findings import Measured
 from glossary.entries.model import Entry, display_path
 from measure import store
@@ -90,13 +90,13 @@ def assess(entry: Entry, results: dict[str, Result], policy: trust.Trust | None 
     author = None
     content = review.content_fingerprint(entry, results, catalog) if policy.signed else None
     if policy.signed and gate.is_real_name(entry.meta.author):
-        author = trust.check_author(entry, content, policy,
+        author = people.check_author(entry, content, policy,
                                     changed=lambda old: review.diff_review(old or "", content))
         if author.problem:
             refusals.append(Finding("author", author.problem))
         author_key = author.keyid
     if signed.status == "current":
-        check = trust.check_review(entry, signed.current, policy, author, content)
+        check = people.check_review(entry, signed.current, policy, author, content)
         if check.problem:
             refusals.append(Finding("review", check.problem))
         review_key = check.keyid

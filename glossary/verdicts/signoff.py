@@ -7,7 +7,7 @@ authorship statement over the content fingerprint, written beside the entry
 (``entries/<slug>/author.dsse.json``), the entry's text unchanged.  Any other NAME signs as
 **reviewer**: the entry's text changes only in the review keys (``review.sign_entry``), the signed
 review, naming the authorship statement it reviewed, is written beside it
-(``glossary.verdicts.trust``).  The entry is then judged again: unless that gives a current
+(``glossary.verdicts.people``).  The entry is then judged again: unless that gives a current
 signature of that role the gate accepts, the files are put back as they were and nothing is signed.
 """
 
@@ -20,7 +20,7 @@ from typing import Literal
 
 from glossary.entries.errors import EntryError
 from glossary.entries.model import Entry, parse_entry
-from glossary.verdicts import assess, review, trust
+from glossary.verdicts import assess, people, review, trust
 from measure import attest, store
 
 
@@ -43,10 +43,10 @@ def refusal(entry: Entry, name: str, signer: attest.Signer | None, policy: trust
         if not policy.signed:
             return (f"{name!r} is the author of {entry.path.name}; under `trust: names` an author signs nothing "
                     f"(the `author:` field is the record): a different person must review and sign")
-        return trust.author_signing_problem(entry, signer, policy) if signer is not None else None
+        return people.author_signing_problem(entry, signer, policy) if signer is not None else None
     problem = review.signer_problem(entry, name)
     if problem is None and policy.signed and signer is not None:
-        problem = trust.signing_problem(entry, name, signer, policy)
+        problem = people.signing_problem(entry, name, signer, policy)
     return problem
 
 
@@ -75,12 +75,12 @@ def sign(entry: Entry, name: str, day: dt.date, signer: attest.Signer | None, po
     except review.ReviewError as err:
         raise SignOffError(f"{entry.path}: {err}") from None
     store.write_bytes_atomic(entry.path, signed.encode("utf-8"))
-    envelope = trust.review_path(entry)
+    envelope = people.review_path(entry)
     with _restored_on_failure(entry.path, raw, envelope):
         try:
             again_entry = parse_entry(entry.path, entry.path.parent)
             if signer is not None:
-                trust.write_review_signature(again_entry, again_entry.meta.reviewer, day, fingerprint, signer,
+                people.write_review_signature(again_entry, again_entry.meta.reviewer, day, fingerprint, signer,
                                              review.content_fingerprint(again_entry, recorded, catalog))
             judged = assess.assess(again_entry, recorded, policy, catalog)
             again, why = judged.review, judged.review.status
@@ -105,9 +105,9 @@ def _sign_as_author(entry: Entry, day: dt.date, signer: attest.Signer | None, po
                         fingerprint=review.short_fingerprint(content))
     if judged.author_key == signer.public.keyid:
         return done  # already signed over this content: signing again would void the review that names it
-    envelope = trust.author_path(entry)
+    envelope = people.author_path(entry)
     with _restored_on_failure(None, None, envelope):
-        trust.write_author_signature(entry, day, content, signer)
+        people.write_author_signature(entry, day, content, signer)
         again = assess.assess(parse_entry(entry.path, entry.path.parent), recorded, policy, catalog)
         refused = [f.message for f in again.refusals if f.check == "author"]
         if refused or again.author_key != signer.public.keyid:
