@@ -73,7 +73,10 @@ def both_signed(model: PageModel) -> bool:
 
 
 def waits_for(model: PageModel) -> str:
-    """What a draft waits for first, in words: the author's signature, a reviewer, or other fixes."""
+    """What a draft waits for first, in words: a named author, the author's signature, a reviewer, or
+    other fixes."""
+    if not is_real_name(model.entry.meta.author):
+        return "a named author"
     if "author" in model.refused_by and model.mode == "signed":
         return "the author's signature"
     if "review" in model.refused_by or not is_real_name(model.entry.meta.reviewer):
