@@ -42,7 +42,7 @@ if str(ROOT) not in sys.path:
 
 from glossary.entries import lessons
 from glossary.build import GlossaryBuild  # noqa: E402
-from glossary.verdicts import review, trust  # noqa: E402
+from glossary.verdicts import people, review, trust  # noqa: E402
 from glossary.settings import Settings  # noqa: E402
 from glossary.entries.model import load_entries, parse_entry  # noqa: E402
 from glossary.entries.model import measurement_fingerprint  # noqa: E402
@@ -234,10 +234,15 @@ def write_glossary(project: Path, n: int) -> Path:
         entry = parse_entry(path, entries_dir)
         data = attest.sign_result(result(i, s, measurement_fingerprint(entry)), keys["node"], signed_at=DAY.isoformat())
         store.write_atomic(store.results_dir(folder) / f"{DEVICE}.json", data)
-        # sign as the project's `glossary sign` does, so the gate publishes it without warnings
-        signed, fingerprint = review.sign_entry(entry, text, REVIEWER, DAY, store.load_results(folder), catalog)
+        # sign as the project's `glossary sign` does (the author, then the reviewer), so the gate
+        # publishes it without warnings
+        recorded = store.load_results(folder)
+        content = review.content_fingerprint(entry, recorded, catalog)
+        people.write_author_signature(entry, DAY, content, keys[AUTHOR])
+        signed, fingerprint = review.sign_entry(entry, text, REVIEWER, DAY, recorded, catalog)
         path.write_text(signed, encoding="utf-8")
-        trust.write_review_signature(parse_entry(path, entries_dir), REVIEWER, DAY, fingerprint, keys[REVIEWER])
+        people.write_review_signature(parse_entry(path, entries_dir), REVIEWER, DAY, fingerprint, keys[REVIEWER],
+                                     content)
     load_entries(entries_dir)  # every related slug resolves, every file parses
     return project
 

@@ -8,8 +8,11 @@ hook in ``hooks/`` maps MkDocs events onto it.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+import re
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -24,6 +27,14 @@ from glossary.verdicts import assess, gate
 from glossary.verdicts import trust as trust_mod
 from measure import store
 from measure.results import Result
+
+
+# Written into site/ by every build: the slugs whose pages it wrote, so the next build, a `--dirty` one
+# included (MkDocs then keeps site/'s old files), removes the pages of entries it no longer shows.
+MANIFEST = ".glossary-pages.json"
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,199}$")
+_SITE_OWN = frozenset({"assets", "tags", "search", "plots", "glossary.json", "sitemap.xml", "404.html"})
+MAX_MANIFEST_BYTES = 1 << 22
 
 
 @dataclass
@@ -88,6 +99,8 @@ class GlossaryBuild:
             problems.append(str(err))
         if problems:  # every problem at once: one bad file does not hide the others
             raise GlossaryError("\n".join(problems))
+        for line in self.settings.override_warnings():
+            self.log.warning("%s", line)
         if measurer is not None:
             measurer(list(self.entries.values()))
         self.policy = self.settings.load_trust()
@@ -178,7 +191,8 @@ class GlossaryBuild:
         env = self.env
         if src_uri == "index.md":
             return render.render_index(env, [m for s, m in self.models.items() if self.shown(s)],
-                                       site_name=self.settings.site_name, preview=self.settings.preview)
+                                       site_name=self.settings.site_name, preview=self.settings.preview,
+                                       drafts=[m for s, m in self.models.items() if not self.shown(s)])
         slug = src_uri[:-3] if src_uri.endswith(".md") and "/" not in src_uri else None
         if slug in self.models and self.shown(slug):
             model = self.models[slug]
@@ -203,8 +217,53 @@ class GlossaryBuild:
                 f"(the WARNINGs above say why): GLOSSARY_PREVIEW=1 mkdocs build, or mkdocs serve, "
                 f"shows {'it' if held == 1 else 'them'} as drafts")
 
+    def prune_stale(self, site_dir: Path) -> list[str]:
+        """Remove from ``site_dir`` the pages and files of every entry this build does not show that an
+        earlier build wrote (those in its manifest, and any entry of this build left out), then write
+        this build's manifest.  MkDocs' `--dirty` build keeps site/'s old files, so without this a page
+        whose review went stale would stay published.  Returns, in words, what could not be removed:
+        the hook fails the build naming it."""
+        shown = {m.entry.slug for m in self.shown_models()}
+        gone = (_read_manifest(site_dir) | set(self.entries)) - shown
+        failed = []
+        for slug in sorted(s for s in gone if _SLUG.match(s) and s not in _SITE_OWN):
+            for target in (site_dir / slug, site_dir / f"{slug}.html"):
+                try:
+                    if target.is_symlink() or target.is_file():
+                        target.unlink()
+                    elif target.is_dir():
+                        shutil.rmtree(target)
+                    else:
+                        continue
+                except OSError as err:
+                    failed.append(f"{display_path(target)} (entry {slug!r}, not shown by this build): "
+                                  f"{err.strerror or err}; remove it, or build without --dirty")
+                    continue
+                self.log.info("removed %s: the entry %r is not shown by this build", display_path(target), slug)
+        try:
+            site_dir.mkdir(parents=True, exist_ok=True)
+            (site_dir / MANIFEST).write_text(json.dumps({"format": 1, "entries": sorted(shown)}) + "\n",
+                                             encoding="utf-8")
+        except OSError as err:
+            failed.append(f"{display_path(site_dir / MANIFEST)}: cannot write the list of this build's pages "
+                          f"({err.strerror or err}), so a later --dirty build could not remove them")
+        return failed
+
     def leak_check(self, site_dir: Path) -> list[str]:
         """Where site_dir carries a refused entry's own traces (``glossary.site.leaks``); empty when none leaked."""
         if self.settings.preview or not self.refused:
             return []
         return leaks.find(site_dir, self.refused, [m.entry for m in self.shown_models()])
+
+
+def _read_manifest(site_dir: Path) -> set[str]:
+    """The entry slugs an earlier build of ``site_dir`` wrote pages for (empty where it left no manifest)."""
+    path = site_dir / MANIFEST
+    try:
+        if not path.is_file() or path.stat().st_size > MAX_MANIFEST_BYTES:
+            return set()
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set()
+    listed = data.get("entries") if isinstance(data, dict) else None
+    return {s for s in listed if isinstance(s, str)} if isinstance(listed, list) else set()

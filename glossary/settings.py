@@ -93,6 +93,7 @@ class Settings:
     trusted_nodes: str = trust_mod.NODES_FILE
     trusted_people: str = trust_mod.PEOPLE_FILE
     site_name: str = DEFAULT_SITE_NAME  # mkdocs.yml's site_name: the home page's heading
+    overrides: tuple[str, ...] = ()     # environment variables that change what mkdocs.yml says, in words
 
     @classmethod
     def resolve(cls, entries_dir: Path, config_dir: Path, extra: dict, serving: bool,
@@ -106,10 +107,12 @@ class Settings:
             raise GlossaryError(f"extra.glossary: expected a mapping of settings, found {given!r}")
         _refuse_unknown(given)
         values: dict[str, Any] = {}
+        overrides: list[str] = []
         for name, option in OPTIONS.items():
             raw, where = option.default, None
             if option.key in given and given[option.key] not in (None, ""):
                 raw, where = given[option.key], f"extra.glossary.{option.key}"
+            configured, configured_where = raw, where
             if option.env and environ.get(option.env):
                 raw, where = environ[option.env], option.env
             try:
@@ -117,11 +120,14 @@ class Settings:
             except ValueError as err:
                 names = " / ".join(n for n in (option.env, f"extra.glossary.{option.key}") if n)
                 raise GlossaryError(f"{names}: {err} (from {where or 'the default'})") from None
+            if name in WARN_ON_OVERRIDE and where == option.env:
+                overrides += _override_warning(option, values[name], configured, configured_where)
         for name in _PATHS:
             values[name] = config_dir / values[name]
         preview = serving or environ.get(PREVIEW_ENV, "").strip().lower() in ("1", "true", "yes")
         name = " ".join(str(site_name or "").split()) or DEFAULT_SITE_NAME
-        return cls(entries_dir=entries_dir, preview=preview, trust_root=config_dir, site_name=name, **values)
+        return cls(entries_dir=entries_dir, preview=preview, trust_root=config_dir, site_name=name,
+                   overrides=tuple(overrides), **values)
 
     @classmethod
     def for_project(cls, entries_dir: Path, environ: dict | None = None) -> "Settings":
@@ -129,6 +135,11 @@ class Settings:
         config_dir = entries_dir.resolve().parent
         return cls.resolve(entries_dir, config_dir, read_extra(config_dir / "mkdocs.yml"), serving=False,
                            environ=environ, site_name=read_site_name(config_dir / "mkdocs.yml"))
+
+    def override_warnings(self) -> tuple[str, ...]:
+        """One sentence per environment variable that changes this build from what mkdocs.yml says
+        (each a WARNING of every build it changes)."""
+        return self.overrides
 
     def replace(self, **changes: Any) -> "Settings":
         return dataclasses.replace(self, **changes)
@@ -148,6 +159,24 @@ class Settings:
             return trust_mod.load_trust(self.trust_root, self.trust, self.trusted_nodes, self.trusted_people)
         except trust_mod.TrustError as err:
             raise GlossaryError(str(err)) from None
+
+
+# Settings whose value from the environment, where it changes mkdocs.yml's, is a WARNING: the trust
+# policy decides what publishes, so a variable left set in a shell must not change it silently.
+WARN_ON_OVERRIDE = ("trust",)
+
+
+def _override_warning(option: Option, value: Any, configured: Any, where: str | None) -> list[str]:
+    try:
+        before = option.read(configured)
+    except ValueError:
+        before = configured
+    if before == value:
+        return []
+    source = f"{where} in mkdocs.yml" if where else "the default"
+    return [f"{option.env}={value} in the environment overrides extra.glossary.{option.key} ({before}, from "
+            f"{source}) for this build: what publishes and what pages say follow {option.key}: {value}; "
+            f"unset {option.env} to build as mkdocs.yml says"]
 
 
 def _refuse_unknown(given: dict) -> None:

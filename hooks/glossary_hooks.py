@@ -82,6 +82,11 @@ class _Adapter:
         return plots.embed_plots(html)
 
     def on_post_build(self, config) -> None:
+        # before the leak check: a --dirty build keeps the pages earlier builds wrote
+        stale = self.build.prune_stale(Path(config.site_dir))
+        if stale:
+            raise PluginError("pages of entries this build does not show are still in the site:\n  "
+                              + "\n  ".join(stale))
         leaks = self.build.leak_check(Path(config.site_dir))
         if leaks:
             raise PluginError("refused entries leaked into the site:\n  " + "\n  ".join(leaks))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from conftest import current_result, sign_entry_file, write_project
 
-from glossary.verdicts import trust
+from glossary.verdicts import people, trust
 from measure import attest
 
 DAY = dt.date(2026, 10, 2)
@@ -109,14 +109,34 @@ def write_trust_files(project: Path, nodes: list[str], people: list[str]) -> Non
     (folder / "people.allowed_signers").write_text("# test keys\n" + "\n".join(people) + "\n")
 
 
-def sign_review_file(path: Path, name: str, key: attest.Signer | None, day: dt.date = DAY) -> None:
-    """Sign the review of the entry at ``path`` as `glossary sign` does, with ``key`` where given."""
+def _content(path: Path):
+    """(the entry at ``path``, its content fingerprint as `glossary sign` computes it)."""
     from glossary.entries.model import parse_entry
+    from glossary.settings import Settings
+    from glossary.verdicts import review
+    from measure import store
 
+    entry = parse_entry(path, path.parent)
+    catalog = Settings.for_project(path.parent).load_catalog()
+    return entry, review.content_fingerprint(entry, store.load_results(entry.folder), catalog)
+
+
+def sign_author_file(path: Path, key: attest.Signer, day: dt.date = DAY) -> None:
+    """Sign the entry at ``path`` as its author, as `glossary sign --as AUTHOR` does."""
+    entry, content = _content(path)
+    people.write_author_signature(entry, day, content, key)
+
+
+def sign_review_file(path: Path, name: str, key: attest.Signer | None, day: dt.date = DAY,
+                     author: attest.Signer | None = None) -> None:
+    """Sign the review of the entry at ``path`` as `glossary sign` does, with ``key`` where given;
+    with ``author``, the author signs the content first (both people sign, as `trust: signed` wants)."""
+    if author is not None:
+        sign_author_file(path, author, day)
     fingerprint = sign_entry_file(path, name, day)
     if key is not None:
-        entry = parse_entry(path, path.parent)
-        trust.write_review_signature(entry, entry.meta.reviewer, day, fingerprint, key)
+        entry, content = _content(path)
+        people.write_review_signature(entry, entry.meta.reviewer, day, fingerprint, key, content)
 
 
 def make_project(tmp_path: Path, text: str = COPY, *, result: dict | None = None, sign: bool = True,
@@ -124,7 +144,7 @@ def make_project(tmp_path: Path, text: str = COPY, *, result: dict | None = None
     """A project with the copy entry measured (current result) and, by default, signed.
 
     Without ``keys`` the project is `trust: names`; with them, `trust: signed`, the result
-    signed by the node key and the review by the reviewer's key.
+    signed by the node key, the content by the author's key and the review by the reviewer's.
     """
     files = {"copy/copy.cu": KERNEL, "copy/reference.py": REFERENCE}
     project = write_project(tmp_path, {"copy": text, **(extra_entries or {})}, files,
@@ -139,10 +159,13 @@ def make_project(tmp_path: Path, text: str = COPY, *, result: dict | None = None
         (entries / "copy" / "results").mkdir()
         (entries / "copy" / "results" / "nvidia-h200.json").write_text(json.dumps(data, indent=1))
     if sign:
-        sign_review(project, "Charles Babbage", keys.reviewer if keys else None)
+        sign_review(project, "Charles Babbage", keys.reviewer if keys else None,
+                    author=keys.author if keys else None)
     return project
 
 
-def sign_review(project: Path, name: str, key: attest.Signer | None, day: dt.date = DAY) -> None:
-    """Sign the copy entry's review as `glossary sign` does, with ``key`` where given."""
-    sign_review_file(project / "entries" / "copy.md", name, key, day)
+def sign_review(project: Path, name: str, key: attest.Signer | None, day: dt.date = DAY,
+                author: attest.Signer | None = None) -> None:
+    """Sign the copy entry's review as `glossary sign` does, with ``key`` where given (after the
+    author signs with ``author``, where given)."""
+    sign_review_file(project / "entries" / "copy.md", name, key, day, author)

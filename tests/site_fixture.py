@@ -122,6 +122,10 @@ def result(device: str, gpu: str, sizes: list[dict], l2_bytes: int | None = None
             "method": {"warmups": 1, "runs": 5, "statistic": "mean", "timer": "cuda-events"}, "sizes": sizes}
 
 
+def _author(text: str) -> str:
+    return yaml.safe_load(text.split("---")[1])["author"]
+
+
 def fixture_config(project: Path) -> dict:
     """The repository's mkdocs.yml, pointed at the fixture project."""
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
@@ -157,9 +161,11 @@ def build_fixture_site(tmp_path: Path) -> Path:
     shutil.copytree(ROOT / "entries" / "assets", project / "entries" / "assets")
     (project / "data").mkdir()
     (project / "data" / "lessons.yml").write_text(LESSONS)
-    for slug, reviewer in (("stream-triad", "Charles Babbage"), ("occupancy", "Ada Lovelace")):
-        # signed last: the review covers the lesson titles the catalogue gives the page
-        sign_review_file(project / "entries" / f"{slug}.md", reviewer, people[reviewer], dt.date(2026, 1, 3))
+    for slug, author, reviewer in (("stream-triad", _author(TRIAD), "Charles Babbage"),
+                                   ("occupancy", _author(OCCUPANCY), "Ada Lovelace")):
+        # signed last: the review covers the lesson titles the catalogue gives the page; the author first
+        sign_review_file(project / "entries" / f"{slug}.md", reviewer, people[reviewer], dt.date(2026, 1, 3),
+                         author=people[author])
     run = mkdocs(project, "build")
     if run.returncode != 0:
         raise RuntimeError(f"fixture build failed:\n{run.stderr}")

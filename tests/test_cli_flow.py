@@ -67,7 +67,7 @@ def test_new_fill_check_sign_build_edit_build_status(tmp_path):
     assert built.returncode == 0, built.stderr
     html = (project / "site" / slug / "index.html").read_text()
     assert "bound to this exact text, kernels and results" in html  # trust: names, so "name only"
-    assert "name only, not signed" in html
+    assert "names only, not signed" in html
     assert short in html
     assert "review is stale" not in built.stderr
 

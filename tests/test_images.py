@@ -176,7 +176,7 @@ def _signed(tmp_path: Path, keys: Keys) -> Path:
     folder = project / "entries" / "assets" / "images"
     folder.mkdir(parents=True)
     (folder / "copy.png").write_bytes(PNG)
-    sign_review(project, "Charles Babbage", keys.reviewer)
+    sign_review(project, "Charles Babbage", keys.reviewer, author=keys.author)
     return project
 
 

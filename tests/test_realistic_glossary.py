@@ -308,6 +308,11 @@ def test_signing_a_subset_publishes_exactly_that_subset(imported, tmp_path):
     for slug in slugs:
         _named_author(entries / f"{slug}.md")
     subset = {imported.slug(corpus.terms()[s]) for s in SIGNED}
+    author_key = tmp_path / "keys" / "author_ed25519"
+    imported.author.save(author_key)
+    run = CliRunner().invoke(cli, ["--entries", str(entries), "sign", *sorted(subset), "--as", AUTHOR,
+                                   "--key", str(author_key), "--date", "2026-11-30"], catch_exceptions=False)
+    assert run.exit_code == 0, run.output  # the author signs first, then the reviewer
     key = tmp_path / "keys" / "reviewer_ed25519"
     imported.reviewer.save(key)
     run = CliRunner().invoke(cli, ["--entries", str(entries), "sign", *sorted(subset), "--as", REVIEWER,

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import ROOT, current_result
-from gate_fixture import COPY, KERNEL, REFERENCE, Keys, _result, make_project
+from gate_fixture import sign_author_file, COPY, KERNEL, REFERENCE, Keys, _result, make_project
 from glossary.build import GlossaryBuild
 from glossary.cli import cli
 from glossary.settings import Settings
@@ -34,8 +34,10 @@ def keys() -> Keys:
     return Keys.make()
 
 
-def project_of(tmp_path: Path, keys: Keys, author_of: dict[str, str] | None = None) -> Path:
-    """Three measured, unsigned fixture entries under `trust: signed`."""
+def project_of(tmp_path: Path, keys: Keys, author_of: dict[str, str] | None = None,
+               unsigned: tuple[str, ...] = ()) -> Path:
+    """Three measured fixture entries under `trust: signed`, not reviewed; each of Ada Lovelace's
+    (all but those ``author_of`` gives another author, and ``unsigned``) signed by her as author."""
     texts = {slug: _entry(slug) for slug in SLUGS[1:]}
     for slug, author in (author_of or {}).items():
         texts[slug] = texts[slug].replace("author: Ada Lovelace", f"author: {author}")
@@ -48,6 +50,9 @@ def project_of(tmp_path: Path, keys: Keys, author_of: dict[str, str] | None = No
         (folder / "reference.py").write_text(REFERENCE)
         data = attest.sign_result(current_result(entries, slug, dict(_result(), entry=slug)), keys.node)
         (folder / "results" / "nvidia-h200.json").write_text(json.dumps(data, indent=1))
+    for slug in SLUGS:
+        if slug not in (author_of or {}) and slug not in unsigned:
+            sign_author_file(entries / f"{slug}.md", keys.author)
     return project
 
 
@@ -79,7 +84,7 @@ def test_signing_any_subset_publishes_exactly_that_subset(tmp_path, keys, subset
     assert run.exit_code == 0, run.output
     assert published(project) == set(subset)
     for slug in subset:
-        assert f"Signed {slug} as Charles Babbage" in run.output
+        assert f"Signed {slug} as reviewer Charles Babbage" in run.output
     if len(subset) > 1:
         assert f"Signed {len(subset)} of {len(subset)} entries." in run.output
 
@@ -100,13 +105,13 @@ def test_the_key_is_loaded_once_for_every_entry(tmp_path, keys, monkeypatch):
 
 
 def test_one_entry_that_cannot_be_signed_is_named_and_the_others_are_signed(tmp_path, keys):
-    project = project_of(tmp_path, keys, author_of={"copy-b": "Charles Babbage"})
+    project = project_of(tmp_path, keys, unsigned=("copy-b",))
     broken = project / "entries" / "copy-c.md"
     before = broken.read_bytes()
     run = glossary(project, "sign", "copy", "copy-b", "--as", "Charles Babbage",
                    "--key", str(key_file(tmp_path, keys.reviewer)))
     assert run.exit_code == 1
-    assert "not signed: copy-b:" in run.output and "is the author" in run.output
+    assert "not signed: copy-b:" in run.output and "the author has not signed" in run.output
     assert "Signed 1 of 2 entries; not signed: copy-b." in run.output
     assert published(project) == {"copy"}
     assert broken.read_bytes() == before
@@ -129,11 +134,12 @@ def test_all_pending_and_a_glob(tmp_path, keys):
     project = project_of(tmp_path, keys, author_of={"copy-c": "Charles Babbage"})
     key = str(key_file(tmp_path, keys.reviewer))
     run = glossary(project, "sign", "copy-*", "--as", "Charles Babbage", "--key", key)  # copy-b, copy-c
-    assert run.exit_code == 1 and published(project) == {"copy-b"}
+    assert run.exit_code == 0, run.output  # copy-c is Charles Babbage's own: he signs it as its author
+    assert "Signed copy-b as reviewer" in run.output and "Signed copy-c as author" in run.output
+    assert published(project) == {"copy-b"}  # copy-c has its author's signature, but no reviewer's
     run = glossary(project, "sign", "--all-pending", "--as", "Charles Babbage", "--key", key)
-    assert run.exit_code == 0, run.output  # copy-c is Charles Babbage's own: left out, not an error
-    assert "Signed copy as" in run.output and "Signed copy-b" not in run.output
-    assert "left out" in run.output and "copy-c" in run.output
+    assert run.exit_code == 0, run.output  # copy-c lacks only a reviewer, which its author cannot be
+    assert "Signed copy as" in run.output and "Signed copy-b" not in run.output and "Signed copy-c" not in run.output
     assert published(project) == {"copy", "copy-b"}
     again = glossary(project, "sign", "--all-pending", "--as", "Charles Babbage", "--key", key)
     assert again.exit_code == 0 and "Nothing to sign" in again.output

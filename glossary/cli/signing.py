@@ -23,11 +23,13 @@ from measure import attest
 
 @cli.command()
 @click.argument("entries", nargs=-1, metavar="[ENTRY]...")
-@click.option("--as", "name", required=True, metavar="NAME", help="The reviewer's real name.")
+@click.option("--as", "name", required=True, metavar="NAME",
+              help="Your real name: the entry's author signs as author, anyone else as reviewer.")
 @click.option("--all-pending", is_flag=True,
-              help="Also sign every entry with a named author (not NAME) whose review is not current.")
+              help="Also sign every entry NAME may sign that lacks NAME's current signature: as author, those "
+                   "NAME wrote; as reviewer, the others whose author has signed.")
 @click.option("--key", "key_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="The reviewer's Ed25519 private key (OpenSSH format; default: $GLOSSARY_SIGNING_KEY, "
+              help="Your Ed25519 private key (OpenSSH format; default: $GLOSSARY_SIGNING_KEY, "
                    "else ~/.ssh/id_ed25519). Its public half must be listed under NAME in "
                    "trust/people.allowed_signers.")
 @click.option("--passphrase-env", metavar="VAR", default=None,
@@ -37,17 +39,22 @@ from measure import attest
 @click.pass_context
 def sign(ctx: click.Context, entries: tuple[str, ...], name: str, all_pending: bool, key_file: Path | None,
          passphrase_env: str | None, date: dt.datetime | None) -> None:
-    """Sign each ENTRY's review as NAME with NAME's key, bound to its text, kernels, images and results.
+    """Sign each ENTRY as NAME with NAME's key, bound to its text, kernels, images and results.
+
+    Where NAME is the entry's author, signs as author: an authorship statement over the
+    content fingerprint, written beside the entry (entries/<slug>/author.dsse.json), the
+    entry's text unchanged. Anyone else signs as reviewer, after the author: writes
+    reviewer, reviewed_on and review_fingerprint into the front-matter, changing nothing
+    else, and the signed review, naming the authorship statement reviewed, beside the entry
+    (entries/<slug>/review.dsse.json). An entry publishes under `trust: signed` only with both.
 
     ENTRY is a slug, an entry file, a file in its folder, or a quoted glob of slugs or
-    files ('copy-*', 'entries/t*.md'); --all-pending adds every entry whose review is not
-    current. The key is loaded once; each entry is signed on its own, and one that cannot
-    be signed is named and left as it was while the others go ahead (exit status 1 at the
-    end). For each entry: writes reviewer, reviewed_on and review_fingerprint into the
-    front-matter, changing nothing else, and the signed review beside the entry
-    (entries/<slug>/review.dsse.json). Refuses the author's name and key, placeholders, and
-    a key the repository does not list under NAME. Under `trust: names` no key is needed and
-    the review is recorded by name only.
+    files ('copy-*', 'entries/t*.md'); --all-pending adds every entry that lacks NAME's
+    current signature. The key is loaded once; each entry is signed on its own, and one that
+    cannot be signed is named and left as it was while the others go ahead (exit status 1 at
+    the end). Refuses the author's key as reviewer, placeholders, and a key the repository
+    does not list under NAME. Under `trust: names` no key is needed, the review is recorded
+    by name only, and authors sign nothing.
     """
     entries_dir = entries_dir_of(ctx)
     if not entries and not all_pending:
@@ -66,12 +73,14 @@ def sign(ctx: click.Context, entries: tuple[str, ...], name: str, all_pending: b
     except GlossaryError as err:
         raise Problems(f"not signed: {err}") from None
     out = console()
+    for line in settings.override_warnings():
+        out.print(f"[yellow]warning[/]: {escape(line)}")
     left_out: list[str] = []
     if all_pending:
         pending, left_out = _pending(entries_dir, name, policy)
         slugs += [s for s in pending if s not in slugs]
     if not slugs:
-        out.print("Nothing to sign: no entry's review is pending" +
+        out.print("Nothing to sign: no entry lacks your signature" +
                   (f" ({len(left_out)} left out: {escape(', '.join(left_out))})" if left_out else "") + ".")
         return
     signer = _reviewer_key(key_file, passphrase_env) if policy.signed else None  # loaded once, for every entry
@@ -88,8 +97,9 @@ def sign(ctx: click.Context, entries: tuple[str, ...], name: str, all_pending: b
             continue
         signed.append(slug)
         how = f"with key {done.keyid}" if done.keyid else "by name only (trust: names)"
-        out.print(f"Signed {escape(slug)} as {escape(' '.join(name.split()))} on {done.day.isoformat()} {how}: "
-                  f"review fingerprint {done.review.short}.")
+        what = "content fingerprint" if done.role == "author" else "review fingerprint"
+        out.print(f"Signed {escape(slug)} as {done.role} {escape(' '.join(name.split()))} on "
+                  f"{done.day.isoformat()} {how}: {what} {done.fingerprint}.")
     if signed:
         reports = checks.inspect(entries_dir, signed, lint=False, policy=policy)[0]
         for report in reports:
@@ -102,7 +112,7 @@ def sign(ctx: click.Context, entries: tuple[str, ...], name: str, all_pending: b
         if failed:
             line += f"; not signed: {', '.join(slug for slug, _ in failed)}"
         if left_out:
-            line += f"; left out (no named author, or authored by {' '.join(name.split())}): {', '.join(left_out)}"
+            line += f"; left out (no named author, or waiting for the author's signature): {', '.join(left_out)}"
         out.print(escape(line) + ".")
     if failed:
         raise Problems(f"{len(failed)} of {len(slugs)} entries not signed: "
@@ -131,19 +141,27 @@ def _selected(entries_dir: Path, names: tuple[str, ...]) -> list[str]:
 
 
 def _pending(entries_dir: Path, name: str, policy: trust.Trust) -> tuple[list[str], list[str]]:
-    """(entries whose review is not current and NAME may sign, entries left out: no named author
-    yet, or authored by NAME). A malformed entry counts as pending, so its error is shown."""
+    """(entries that lack NAME's current signature and NAME may sign, entries left out: no named
+    author yet, or, for a reviewer, the author has not signed). As author: entries NAME wrote whose
+    author's signature is missing or stale (none under `trust: names`, where authors sign nothing).
+    As reviewer: the others whose review is not current. A malformed entry counts as pending, so
+    its error is shown."""
     pending, left_out = [], []
     for report in checks.inspect(entries_dir, lint=False, policy=policy)[0]:
         entry = report.entry
         if entry is None:
             pending.append(report.slug)
             continue
+        author_missing = any(p.check == "author" and p.refusal for p in report.problems)
+        if review.signs_as_author(entry, name):
+            if author_missing:
+                pending.append(report.slug)
+            continue
         current = (report.review is not None and report.review.status == "current"
                    and not any(p.check == "review" and p.refusal for p in report.problems))
         if current:
             continue
-        if review.signer_problem(entry, name) is not None:
+        if review.signer_problem(entry, name) is not None or author_missing:
             left_out.append(report.slug)
         else:
             pending.append(report.slug)

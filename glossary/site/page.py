@@ -39,6 +39,9 @@ class PageModel:
     figure_problems: tuple[str, ...] = ()  # bound figures that found no data
     cited: tuple[str, ...] = ()  # the source URL of each cited figure in the body
     review_key: str | None = None  # the reviewer's key id, where a signed review verified
+    author_key: str | None = None  # the author's key id, where the author's signature verified
+    mode: str = "names"  # the trust policy the entry was judged under (glossary.verdicts.trust)
+    refused_by: tuple[str, ...] = ()  # the checks that refused it (assess.Finding.check): what a draft waits for
     # (device key, link) of each imported result that says where a reader can read its source
     # (imported_from_url): an http(s) URL or a docs-relative file under assets/, which the site publishes.
     import_sources: tuple[tuple[str, str], ...] = ()
@@ -50,8 +53,66 @@ class PageModel:
         return cls(entry=judged.entry, verdict=judged.verdict, devices=measured.devices, related=related,
                    preview=preview, body=measured.body, claims=measured.claims,
                    figure_problems=measured.figure_problems, cited=measured.cited, review_key=judged.review_key,
+                   author_key=judged.author_key, mode=judged.mode,
+                   refused_by=tuple(dict.fromkeys(f.check for f in judged.refusals)),
                    import_sources=tuple(sorted((key, r.imported_from_url) for key, r in judged.results.items()
                                                if r.imported and r.imported_from_url)))
+
+
+def signatures(model: PageModel) -> dict:
+    """What the byline may say about signatures: only what verified (``names_only`` under
+    ``trust: names``, where nobody signs); a key is shown only for a signature that verified."""
+    return {"names_only": model.mode != "signed", "author_key": model.author_key or "",
+            "key": model.review_key or "", "both": both_signed(model)}
+
+
+def both_signed(model: PageModel) -> bool:
+    """Published with the author's and a different reviewer's signature, both verified."""
+    return (model.verdict.publishable and model.mode == "signed" and bool(model.author_key)
+            and bool(model.review_key) and model.author_key != model.review_key)
+
+
+def waits_for(model: PageModel) -> str:
+    """What a draft waits for first, in words: a named author, the author's signature, a reviewer, or
+    other fixes."""
+    if not is_real_name(model.entry.meta.author):
+        return "a named author"
+    if "author" in model.refused_by and model.mode == "signed":
+        return "the author's signature"
+    if "review" in model.refused_by or not is_real_name(model.entry.meta.reviewer):
+        return "a reviewer's signature" if model.mode == "signed" else "a named reviewer"
+    return "other fixes, which glossary check lists"
+
+
+def home_claim(models: list[PageModel], drafts: list[PageModel], preview: bool = False) -> str:
+    """The home page's sentence about who signed what, counted from the entries' verification
+    outcomes: ``models`` are the pages the site shows, ``drafts`` the entries it leaves out."""
+    published = [m for m in models if m.verdict.publishable]
+    waiting = [m for m in models if not m.verdict.publishable] + list(drafts)
+    if not published:
+        line = "No entry is published yet"
+        if waiting:
+            counts: dict[str, int] = {}
+            for m in waiting:
+                counts[waits_for(m)] = counts.get(waits_for(m), 0) + 1
+            parts = ", ".join(f"{n:,} for {why}" for why, n in counts.items())
+            line += (f": {_entries(len(waiting))} {'waits' if len(waiting) == 1 else 'wait'} as "
+                     f"draft{'' if len(waiting) == 1 else 's'} ({parts})")
+        return line + "."
+    if any(m.mode != "signed" for m in published):
+        line = (f"{_entries(len(published))}, names only, not signed: each names an author and a different "
+                f"reviewer, nobody signed {'it' if len(published) == 1 else 'them'}, and results are unsigned.")
+    else:
+        both = sum(both_signed(m) for m in published)
+        line = (f"{_entries(both)}, each signed by its author and a different reviewer with keys this repository "
+                f"trusts.")
+    if preview and waiting:
+        line += f" The {_entries(len(waiting))} marked (draft) {'is' if len(waiting) == 1 else 'are'} not published."
+    return line
+
+
+def _entries(n: int) -> str:
+    return f"{n:,} entr{'y' if n == 1 else 'ies'}"
 
 
 def _name_or_pending(name: str | None) -> str:
@@ -107,7 +168,7 @@ def entry_context(model: PageModel, catalog: dict[int, lessons.CatalogLesson],
                 # published with a fingerprint means the gate found it matches what is shown
                 "signed": model.verdict.publishable and bool(meta.review_fingerprint),
                 "fingerprint": short_fingerprint(meta.review_fingerprint) if meta.review_fingerprint else "",
-                "key": model.review_key or "",
+                **signatures(model),
             },
             "slug": entry.slug,
             "tags": [{"name": t, "path": tags.tag_path(t)} for t in meta.tags],

@@ -272,10 +272,12 @@ def unlink(markdown: str, hidden: set[str]) -> str:
 
 
 def render_index(env: SandboxedEnvironment, models: list[PageModel], site_name: str = "Glossary",
-                 preview: bool = False) -> str:
+                 preview: bool = False, drafts: list[PageModel] = ()) -> str:
     """The glossary home: an A-Z list of the entries given, under the site's name (mkdocs.yml's
     ``site_name``), saying what its figures are (``glossary.site.counts``: how many measured, on
-    which GPUs, how many cited); a preview's home never says its drafts are signed or published."""
+    which GPUs, how many cited) and who signed them (``page.home_claim``, from the entries' verified
+    signatures; ``drafts`` are the entries the site leaves out); a preview's home never says its drafts
+    are signed or published."""
     rows = []
     for m in sorted(models, key=lambda m: index_term(m.entry).casefold()):
         title, term = m.entry.title, index_term(m.entry)
@@ -288,6 +290,7 @@ def render_index(env: SandboxedEnvironment, models: list[PageModel], site_name: 
         })
     return _tidy(env.get_template("index.md.j2").render(entries=rows, tags=tags.index_rows(models),
                                                         site_name=site_name, preview=preview,
+                                                        trust_claim=page.home_claim(models, list(drafts), preview),
                                                         figures=counts.FigureCounts.of(models).sentence()))
 
 

@@ -155,7 +155,7 @@ def _stray_reason(rel: str, path: Path, entries: dict) -> str | None:
         return "is in no entry's folder (entries/<slug>/ for an entry entries/<slug>.md); it is not published"
     inside = "/".join(parts[1:])
     # the signed review (glossary.verdicts.trust) is read by the build, never published
-    if inside in entry.kernel_files or inside == trust.REVIEW_FILE:
+    if inside in entry.kernel_files or inside in (trust.REVIEW_FILE, trust.AUTHOR_FILE):
         return None
     if len(parts) == 3 and parts[1] == "results" and parts[2].endswith(".json"):
         return None

@@ -13,9 +13,11 @@ the same words.  The gate checks content as well as names:
 - every claim holds, unless the entry declares its expected failure with a
   reason (``measure.claims[i].expected_failure``), which the reviewer signs and
   the page shows beside the verdict;
-- under ``trust: signed`` (``glossary.verdicts.trust``), every measured result the page
-  shows carries a trusted node's signature, and the review carries the
-  reviewer's, by a key listed under the reviewer's name and not the author's.
+- under ``trust: signed`` (``glossary.verdicts.trust`` and ``glossary.verdicts.people``), every measured result the page
+  shows carries a trusted node's signature; the content carries the author's
+  signature, by a key listed under the author's name; and the review carries the
+  reviewer's, by a key listed under the reviewer's name and not the author's, naming
+  the authorship statement it reviewed.
 
 Pure: parsed entries and loaded results in, an ``Assessment`` out.
 """
@@ -27,7 +29,7 @@ import re
 from dataclasses import dataclass
 
 from glossary.entries import masking
-from glossary.verdicts import claims, findings, gate, review, trust
+from glossary.verdicts import claims, findings, gate, people, review, trust
 from glossary.verdicts.findings import Measured
 from glossary.entries.model import Entry, display_path
 from measure import store
@@ -59,6 +61,8 @@ class Assessment:
     refusals: tuple[Finding, ...]  # each keeps the entry off the site
     warnings: tuple[Finding, ...]  # worth a WARNING, but the entry may publish
     review_key: str | None = None  # the reviewer's key that signed the review, where it verified
+    author_key: str | None = None  # the author's key that signed the content, where it verified
+    mode: str = "names"  # the trust policy it was judged under: "signed" or "names"
 
     @property
     def publishable(self) -> bool:
@@ -82,9 +86,17 @@ def assess(entry: Entry, results: dict[str, Result], policy: trust.Trust | None 
     names = gate.judge(entry.meta.author, entry.meta.reviewer)
     refusals = [Finding("gate", reason) for reason in names.reasons]
     refusals += [Finding("review", reason) for reason in signed.refusals]
-    review_key = None
+    review_key = author_key = None
+    author = None
+    content = review.content_fingerprint(entry, results, catalog) if policy.signed else None
+    if policy.signed and gate.is_real_name(entry.meta.author):
+        author = people.check_author(entry, content, policy,
+                                    changed=lambda old: review.diff_review(old or "", content))
+        if author.problem:
+            refusals.append(Finding("author", author.problem))
+        author_key = author.keyid
     if signed.status == "current":
-        check = trust.check_review(entry, signed.current, policy)
+        check = people.check_review(entry, signed.current, policy, author, content)
         if check.problem:
             refusals.append(Finding("review", check.problem))
         review_key = check.keyid
@@ -104,7 +116,8 @@ def assess(entry: Entry, results: dict[str, Result], policy: trust.Trust | None 
     extra = tuple(f.message for f in refusals if f.check != "gate")
     verdict = gate.judge(entry.meta.author, entry.meta.reviewer, extra)
     return Assessment(entry=entry, results=results, review=signed, measured=measured, verdict=verdict,
-                      refusals=tuple(refusals), warnings=tuple(warnings), review_key=review_key)
+                      refusals=tuple(refusals), warnings=tuple(warnings), review_key=review_key,
+                      author_key=author_key, mode=policy.mode)
 
 
 def _signature_problems(entry: Entry) -> list[tuple[str, str]]:

@@ -86,13 +86,15 @@ def _part(name: str, data: bytes) -> str:
     return hashlib.sha256(name.encode() + b"\0" + data).hexdigest()[:12]
 
 
-def compute_review_fingerprint(entry: Entry, results: dict[str, Result], catalog: dict | None = None) -> str:
+def compute_review_fingerprint(entry: Entry, results: dict[str, Result], catalog: dict | None = None,
+                               unsigned: tuple[str, ...] = UNSIGNED_KEYS) -> str:
     """The compound fingerprint of what a reviewer of ``entry`` sees, with these recorded results.
 
     ``catalog`` is the lesson catalogue (``glossary.entries.lessons``): the titles and links it gives the
     entry's lesson days are shown on the page, so they are part of what the reviewer signs.
+    ``unsigned`` are the front-matter keys left out (``content_fingerprint`` leaves out the review's).
     """
-    front = {k: v for k, v in entry.raw_meta.items() if k not in UNSIGNED_KEYS}
+    front = {k: v for k, v in entry.raw_meta.items() if k not in unsigned}
     shown = _catalogue_lines(entry, catalog or {})
     if shown:
         front = dict(front)
@@ -109,6 +111,14 @@ def compute_review_fingerprint(entry: Entry, results: dict[str, Result], catalog
     if shown_images:
         parts["images"] = _part("images", b"".join(_file_record(p, entry.image_files.get(p)) for p in shown_images))
     return f"{FORMAT}:" + ",".join(f"{k}={v}" for k, v in parts.items())
+
+
+def content_fingerprint(entry: Entry, results: dict[str, Result], catalog: dict | None = None) -> str:
+    """The fingerprint both people sign: the review fingerprint's parts over the entry without the
+    review's own keys (reviewer, reviewed_on, review_fingerprint).  The author signs it before anyone
+    reviews; the reviewer's signed statement names it too, so the two signatures cover the same
+    content, and writing the review into the front-matter does not void the author's."""
+    return compute_review_fingerprint(entry, results, catalog, unsigned=REVIEW_KEYS)
 
 
 def _image_paths(entry: Entry) -> list[str]:
@@ -221,8 +231,13 @@ def _join(items: tuple[str, ...] | list[str]) -> str:
 # -- signing ----------------------------------------------------------------------
 
 
+def signs_as_author(entry: Entry, name: str) -> bool:
+    """Whether ``glossary sign --as NAME`` signs ``entry`` as its author (else as its reviewer)."""
+    return is_real_name(entry.meta.author) and same_person(name, entry.meta.author)
+
+
 def signer_problem(entry: Entry, name: str) -> str | None:
-    """Why ``name`` may not sign ``entry`` (None when they may)."""
+    """Why ``name`` may not sign ``entry`` as its reviewer (None when they may)."""
     if not is_real_name(name):
         why = name_problem(name) or "is not a name"
         return (f"{name!r}: the name {why}; sign with the reviewer's real name, e.g. "

@@ -19,9 +19,11 @@ person at once.
 ``extra.glossary.trust`` chooses the policy: ``signed`` (the default) needs a
 trusted node's signature on every measured result an entry shows, and the
 reviewer's signature, by a key listed under the reviewer's name and not under
-the author's, over the review; ``names`` only wants named people, and pages
+the author's, over the review, and the author's signature, by a key listed under the author's
+name, over the same content (an authorship statement the review names); ``names`` only wants named people, and pages
 say that reviews and results are unsigned.  The signatures themselves are in-
-toto statements in DSSE envelopes (``measure.attest``).
+toto statements in DSSE envelopes (``measure.attest``); the people's signatures are checked in
+``glossary.verdicts.people``.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ PEOPLE_FILE = "trust/people.allowed_signers"
 RESULT_NAMESPACE = "glossary-result"
 REVIEW_NAMESPACE = "glossary-review"
 REVIEW_FILE = "review.dsse.json"  # beside the entry's kernels: entries/<slug>/review.dsse.json
+AUTHOR_FILE = "author.dsse.json"  # the author's signature, beside the review: entries/<slug>/author.dsse.json
 MAX_KEY_FILE_BYTES = 1 << 20
 _DATE = re.compile(r"^(\d{4})(\d{2})(\d{2})(?:\d{2}){0,2}(?:Z)?$")
 
@@ -286,92 +289,3 @@ def counters_to_carry(entry, device: str, trust: Trust) -> str | None:
         return None
     offered = carried_counters(result.plain(), checked.signer)
     return json.dumps(offered) if offered else None
-
-
-# -- reviews -----------------------------------------------------------------------------
-
-
-def review_path(entry) -> Path:
-    return entry.folder / REVIEW_FILE
-
-
-def review_statement(slug: str, reviewer: str, reviewed_on: dt.date, fingerprint: str) -> dict:
-    return attest.statement(slug, attest.sha256_hex(fingerprint.encode("utf-8")), attest.REVIEW_PREDICATE, {
-        "entry": slug, "reviewer": reviewer, "reviewed_on": reviewed_on.isoformat(),
-        "review_fingerprint": fingerprint, "signed_at": attest.now()})
-
-
-def signing_problem(entry, name: str, signer: attest.Signer, trust: Trust) -> str | None:
-    """Why ``signer`` may not sign ``entry``'s review as ``name`` (None when it may)."""
-    listed = trust.people.keys.get(signer.public.keyid)
-    where = trust.people.path or PEOPLE_FILE
-    if listed is None:
-        return (f"the key {signer.public.keyid} is not in {where}; add the line `glossary key line --as "
-                f"\"{name}\"` prints, and have that change reviewed")
-    if not same_person(listed.name, name):
-        return f"the key {signer.public.keyid} is listed for {listed.name!r} in {listed.where}, not for {name!r}"
-    if any(t.key.keyid == signer.public.keyid for t in trust.people.of(entry.meta.author)):
-        return f"the key {signer.public.keyid} is the author's; a different person must review with their own key"
-    return listed.problem_at(dt.date.today(), REVIEW_NAMESPACE)
-
-
-def write_review_signature(entry, reviewer: str, reviewed_on: dt.date, fingerprint: str,
-                           signer: attest.Signer) -> Path:
-    """Sign the review and write its envelope beside the entry (entries/<slug>/review.dsse.json)."""
-    env = attest.envelope(review_statement(entry.slug, reviewer, reviewed_on, fingerprint), signer)
-    path = review_path(entry)
-    store.write_bytes_atomic(path, (json.dumps(env, indent=1) + "\n").encode("utf-8"))
-    return path
-
-
-@dataclass(frozen=True)
-class ReviewCheck:
-    """Whether an entry's review is signed by its reviewer's trusted key."""
-
-    problem: str | None  # why not, in words; None when it is (or under trust: names)
-    keyid: str | None = None  # the reviewer's key, where it verified
-
-
-def check_review(entry, current_fingerprint: str, trust: Trust) -> ReviewCheck:
-    """The review's signature against the people file: its problem, or the key that signed it."""
-    if not trust.signed:
-        return ReviewCheck(None)
-    opened, problem = _review_problem(entry, current_fingerprint, trust)
-    return ReviewCheck(problem, None if problem else opened.keyid)
-
-
-def _review_problem(entry, current_fingerprint: str, trust: Trust) -> tuple[attest.Opened | None, str | None]:
-    meta = entry.meta
-    path = review_path(entry)
-    if not path.is_file():
-        return None, (f"the review is not signed with the reviewer's key (no {path.name}): a reviewer field "
-                      f"written by hand does not publish; the reviewer runs `glossary sign {entry.slug} --as NAME "
-                      f"--key KEY`")
-    try:
-        if path.stat().st_size > MAX_KEY_FILE_BYTES:
-            return None, f"{path} is too large to be a review signature"
-        env = json.loads(path.read_text(encoding="utf-8"))
-        opened = attest.open_envelope(env, trust.people.public())
-    except (OSError, ValueError) as err:
-        return None, f"the review signature {path} does not verify: {err}"
-    trusted = trust.people.keys[opened.keyid]
-    st = opened.statement
-    pred = st.get("predicate") if isinstance(st.get("predicate"), dict) else {}
-    if st.get("predicateType") != attest.REVIEW_PREDICATE or pred.get("entry") != entry.slug:
-        return opened, f"the review signature {path} is for another entry ({pred.get('entry')!r}), not {entry.slug!r}"
-    if not same_person(trusted.name, meta.reviewer):
-        return opened, (f"the review was signed with {trusted.name!r}'s key ({trusted.where}), but the reviewer "
-                        f"is {meta.reviewer!r}")
-    if pred.get("reviewer") != meta.reviewer or pred.get("reviewed_on") != (
-            meta.reviewed_on.isoformat() if meta.reviewed_on else None):
-        return opened, (f"the signed review names {pred.get('reviewer')!r} on {pred.get('reviewed_on')}, the "
-                        f"entry {meta.reviewer!r} on {meta.reviewed_on}; the reviewer signs again")
-    if pred.get("review_fingerprint") != current_fingerprint:
-        return opened, "the signed review fingerprint is not the entry's current one; the reviewer signs again"
-    author_keys = trust.people.of(meta.author)
-    if not author_keys:
-        return opened, f"the author {meta.author!r} has no key in {trust.people.path or PEOPLE_FILE}"
-    if any(t.key.keyid == opened.keyid for t in author_keys):
-        return opened, "the review was signed with the author's key; a different person must review"
-    when = attest.signed_at(opened)
-    return opened, trusted.problem_at(when, REVIEW_NAMESPACE)
