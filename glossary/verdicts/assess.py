@@ -26,7 +26,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from glossary.entries import masking
+from glossary.entries import images, masking
 from glossary.verdicts import claims, findings, gate, review, trust
 from glossary.verdicts.findings import Measured
 from glossary.entries.model import Entry, display_path
@@ -92,6 +92,7 @@ def assess(entry: Entry, results: dict[str, Result], policy: trust.Trust | None 
         refusals.append(Finding("review", f"reviewer {entry.meta.reviewer} has not signed with `glossary sign`; "
                                           f"a reviewer field written by hand does not publish"))
     refusals += [Finding("content", reason) for reason in scaffold_problems(entry)]
+    refusals += [Finding("content", reason) for reason in unsafe_images(entry)]
     refusals += [Finding("spec", f"{key}: {why}") for key, why in _signature_problems(entry)]
     refusals += _result_refusals(entry, measured)
     refusals += [Finding("figures", _figure_reason(why)) for why in measured.figure_problems]
@@ -105,6 +106,14 @@ def assess(entry: Entry, results: dict[str, Result], policy: trust.Trust | None 
     verdict = gate.judge(entry.meta.author, entry.meta.reviewer, extra)
     return Assessment(entry=entry, results=results, review=signed, measured=measured, verdict=verdict,
                       refusals=tuple(refusals), warnings=tuple(warnings), review_key=review_key)
+
+
+def unsafe_images(entry: Entry) -> list[str]:
+    """A reason for each SVG the body shows that could run script (``images.svg_problem``): the
+    site publishes it in no mode, and the entry waits until it is a plain picture."""
+    return [f"{display_path(entry.path.parent / path)}: the SVG {why}; an image on the site must be "
+            f"a plain picture: remove it (or export the drawing again as plain SVG, or as PNG)"
+            for path, why in images.svg_problems(entry.image_files).items()]
 
 
 def _signature_problems(entry: Entry) -> list[tuple[str, str]]:
