@@ -3,6 +3,7 @@ embedder's choice by origin, the SVG gate and the refusal of control characters.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 
@@ -163,7 +164,7 @@ def test_an_entry_showing_an_unsafe_svg_is_refused_naming_the_file_and_why(tmp_p
     evil = SVG.format('<circle r="3" onload="window.__xss=1"/>')
     entry = _entry(tmp_path, "![d](assets/images/evil.svg){ .glossary-plot }\n\n![p](assets/images/plain.svg)\n",
                    {"assets/images/evil.svg": evil, "assets/images/plain.svg": PLAIN_SVG})
-    reasons = assess.unsafe_images(entry)
+    reasons = assess.unsafe_files(entry)
     assert len(reasons) == 1
     assert "assets/images/evil.svg" in reasons[0] and "onload=" in reasons[0] and "<circle>" in reasons[0]
     judged = assess.assess(entry, {})
@@ -202,3 +203,13 @@ def test_a_source_url_other_than_http_is_refused_naming_the_key(tmp_path, url):
     with pytest.raises(EntryError) as err:
         parse_entry(project / "entries" / "thing.md", project / "entries")
     assert "url" in str(err.value) and "http" in str(err.value)
+
+
+def test_a_declared_file_a_browser_would_run_is_refused_and_not_published(tmp_path):
+    from glossary.site import sitefiles
+
+    entry = _entry(tmp_path, "Body.\n")
+    entry = dataclasses.replace(entry, kernel_files={"k.cu": b"__global__ void k() {}", "page.html": b"<script>x</script>"})
+    reasons = assess.unsafe_files(entry)
+    assert len(reasons) == 1 and "page.html" in reasons[0] and "rename it" in reasons[0]
+    assert set(sitefiles.declared_files(entry)) == {"thing/k.cu"}

@@ -249,6 +249,18 @@ def _style_problem(css: str) -> str | None:
     return None
 
 
+# Suffixes a browser opens as a document that can run script (served as HTML, XHTML, SVG or XML):
+# an entry's declared file (measure.sources, measure.reference) published under one of them would
+# run with the site's origin when opened.  Kernels are .cu and .cuh, references .py.
+ACTIVE_SUFFIXES = (".html", ".htm", ".xhtml", ".xht", ".shtml", ".svg", ".svgz", ".xml", ".xsl", ".xslt",
+                   ".mht", ".mhtml", ".js", ".mjs")
+
+
+def is_active(path: str) -> bool:
+    """Whether a browser would open a file of this name as a document that can run script."""
+    return path.lower().endswith(ACTIVE_SUFFIXES)
+
+
 def is_svg(path: str) -> bool:
     return path.lower().endswith(".svg")
 

@@ -74,8 +74,10 @@ def plot_paths(models: list[PageModel]) -> set[str]:
 
 def declared_files(entry) -> dict[str, bytes]:
     """Docs-relative path -> bytes of the files an entry declares (``measure.sources`` and
-    ``measure.reference``), exactly as the entry model read them."""
-    return {f"{entry.slug}/{name}": data for name, data in sorted(entry.kernel_files.items())}
+    ``measure.reference``), exactly as the entry model read them; never one a browser would open
+    as a document that runs script (``images.is_active``: the gate refuses its entry)."""
+    return {f"{entry.slug}/{name}": data for name, data in sorted(entry.kernel_files.items())
+            if not images.is_active(name)}
 
 
 def result_files(slug: str, recorded: dict[str, Result]) -> dict[str, str]:
