@@ -380,13 +380,10 @@ def embed_plots(html: str, page_url: str, drawn: Collection[str]) -> str:
     """Each <img> of a plot the build drew wrapped in an <object> of the same SVG, so a reader's
     pointer reaches the marks' hover titles; the <img> stays inside as the fallback (pure).
 
-    Which images are plots is decided by where the file came from, never by a class an author
-    can type: ``drawn`` holds the site paths (``File.url``) of the SVGs this build drew
-    (``glossary.site.sitefiles.plot_paths``), and an <img> becomes an <object> only where its
-    ``src``, resolved against ``page_url``, is one of them.  Every other image (an author's SVG
-    with or without ``.glossary-plot``) stays an <img>, where an SVG runs no script.  ``html``
-    is the page's sanitized HTML (``glossary.site.sanitize.clean``), after MkDocs resolved the
-    plot's URL, so it holds for any ``use_directory_urls``."""
+    Chosen by where the file came from, never by a class an author can type: only an <img> whose
+    ``src``, resolved against ``page_url``, is in ``drawn`` (the ``File.url`` of each SVG this
+    build drew, ``glossary.site.sitefiles.plot_paths``).  ``html`` is the page's sanitized HTML
+    (``glossary.site.sanitize.clean``), so it holds for any ``use_directory_urls``."""
     if not drawn:
         return html
     base = urljoin("http://site.invalid/", page_url)
