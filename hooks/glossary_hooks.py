@@ -16,7 +16,7 @@ from mkdocs.structure.files import File, Files
 
 from glossary.build import GlossaryBuild
 from glossary.settings import GlossaryError, Settings
-from glossary.site import plots, render, sitemap, tooltips
+from glossary.site import plots, render, sanitize, sitefiles, sitemap, tooltips
 
 log = get_plugin_logger("glossary")
 
@@ -26,6 +26,7 @@ class _Adapter:
         self.serving = False
         self.build: GlossaryBuild | None = None
         self.sitemap_locations: set[str] | None = None  # None: no site_url, so MkDocs writes no URLs
+        self.plot_urls: set[str] = set()  # the site URLs of the plots this build drew
 
     def on_startup(self, command: str, dirty: bool) -> None:
         self.serving = command == "serve"
@@ -60,6 +61,8 @@ class _Adapter:
                 files.remove(existing)
             files.append(File.generated(config, path, content=content))
         self.sitemap_locations = self._sitemap_locations(files, config)
+        drawn = (files.get_file_from_path(p) for p in sitefiles.plot_paths(self.build.shown_models()))
+        self.plot_urls = {f.url for f in drawn if f is not None}
         return files
 
     def _sitemap_locations(self, files: Files, config) -> set[str] | None:
@@ -79,7 +82,9 @@ class _Adapter:
         return markdown if rendered is None else rendered
 
     def on_page_content(self, html: str, page, config, files) -> str:
-        return plots.embed_plots(html)
+        # The author's raw HTML and attributes run nothing (sanitize); then only the plots the build
+        # drew become <object>s, by where their file came from.
+        return plots.embed_plots(sanitize.clean(html), page.url, self.plot_urls)
 
     def on_post_build(self, config) -> None:
         # before the leak check: a --dirty build keeps the pages earlier builds wrote

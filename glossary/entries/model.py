@@ -181,6 +181,7 @@ def parse_entry(path: Path, entries_dir: Path, today: dt.date | None = None) -> 
     than CLOCK_SLACK); the machine's date where not given (tests pass their own)."""
     text = _read_text(path)
     data, body = split_front_matter(text, path)
+    _check_controls(path, text, body)
     try:
         meta = load(FrontMatter, data)
     except SchemaError as err:
@@ -205,6 +206,22 @@ def parse_entry(path: Path, entries_dir: Path, today: dt.date | None = None) -> 
     if meta.measure is not None:
         entry = dataclasses.replace(entry, kernel_files=_read_measured_files(entry, entries_dir))
     return entry
+
+
+# C0 controls but tab and newline (a CR only before LF, as in CRLF), DEL and the C1 controls: no
+# page shows them, and a NUL or an ESC in a signed body would reach the HTML as it is.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
+
+
+def _check_controls(path: Path, text: str, body: str) -> None:
+    """EntryError naming the file line of the first control character in the body."""
+    found = _CONTROL.search(body)
+    if found is None:
+        return
+    start = len(text) - len(body)  # the body is the file's tail (split_front_matter)
+    line = text.count("\n", 0, start + found.start()) + 1
+    raise EntryError(path, "body", f"line {line}: the control character U+{ord(found.group()[0]):04X} is not "
+                                   f"text a page can show; delete it (only tab and newline are allowed)")
 
 
 def _check_dates(path: Path, meta: FrontMatter, today: dt.date) -> None:

@@ -14,7 +14,10 @@ import os
 import re
 import tempfile
 from dataclasses import dataclass
+from html import unescape
 from pathlib import Path
+from typing import Collection
+from urllib.parse import urljoin, urlsplit
 
 from glossary.figures import fmt
 from glossary.site import svgplot
@@ -368,13 +371,30 @@ def _count(value: float) -> str:
     return units.binary(value, unit="", sep="")
 
 
-# The <img> MkDocs writes for a plot (its src already made relative to the page).
-_PLOT_IMG = re.compile(r'<img alt="([^"]*)" class="glossary-plot" loading="lazy" src="([^"]*)" />')
+# An <img> as glossary.site.sanitize writes it: every attribute double-quoted, its value escaped.
+_IMG = re.compile(r"<img\b[^<>]*>")
+_ATTR = re.compile(r'([a-z-]+)="([^"]*)"')
 
 
-def embed_plots(html: str) -> str:
-    """Each plot's <img> wrapped in an <object> of the same SVG, so a reader's pointer reaches the
-    marks' hover titles; the <img> stays inside as the fallback (pure).  Works on the page's HTML
-    after MkDocs resolved the plot's URL, so it holds for any ``use_directory_urls``."""
-    return _PLOT_IMG.sub(lambda m: f'<object class="glossary-plot" type="image/svg+xml" data="{m.group(2)}" '
-                                   f'aria-label="{m.group(1)}">{m.group(0)}</object>', html)
+def embed_plots(html: str, page_url: str, drawn: Collection[str]) -> str:
+    """Each <img> of a plot the build drew wrapped in an <object> of the same SVG, so a reader's
+    pointer reaches the marks' hover titles; the <img> stays inside as the fallback (pure).
+
+    Chosen by where the file came from, never by a class an author can type: only an <img> whose
+    ``src``, resolved against ``page_url``, is in ``drawn`` (the ``File.url`` of each SVG this
+    build drew, ``glossary.site.sitefiles.plot_paths``).  ``html`` is the page's sanitized HTML
+    (``glossary.site.sanitize.clean``), so it holds for any ``use_directory_urls``."""
+    if not drawn:
+        return html
+    base = urljoin("http://site.invalid/", page_url)
+
+    def wrap(match: re.Match) -> str:
+        attrs = dict(_ATTR.findall(match.group(0)))
+        src = attrs.get("src", "")
+        target = urlsplit(urljoin(base, unescape(src)))
+        if target.netloc != "site.invalid" or target.query or target.fragment or target.path.lstrip("/") not in drawn:
+            return match.group(0)
+        return (f'<object class="glossary-plot" type="image/svg+xml" data="{src}" '
+                f'aria-label="{attrs.get("alt", "")}">{match.group(0)}</object>')
+
+    return _IMG.sub(wrap, html)

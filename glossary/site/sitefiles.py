@@ -52,22 +52,32 @@ def generated(models: list[PageModel], templates, directory_urls: bool = True,
     out: dict[str, str | bytes] = {}
     for model in models:
         out.update(declared_files(model.entry))
-        out.update(model.entry.image_files)
+        # an author's SVG that could run script is refused at the gate and published in no mode
+        out.update(images.safe_images(model.entry.image_files))
         out.update(result_files(model.entry.slug, (results or {}).get(model.entry.slug, {})))
     for model in models:
         for view in model.devices:
             if plots.has_plot(view):
-                out[page.plot_path(model.entry.slug, view.key)] = plot(view)
+                out[page.plot_path(model.entry.slug, view.key)] = plot(view)  # after the entry's own files
     env = templates if isinstance(templates, jinja2.Environment) else make_env(templates)
     out.update(tags.pages(env, models))
     out[EXPORT_PATH] = export.export_json(models, directory_urls)
     return out
 
 
+def plot_paths(models: list[PageModel]) -> set[str]:
+    """Docs-relative paths of the plots ``generated`` draws: the only SVGs the pages may embed as
+    ``<object>`` (``plots.embed_plots``), chosen by where they came from.  ``generated`` writes
+    them after every entry's own files, so each path holds the drawn SVG, never an author's."""
+    return {page.plot_path(m.entry.slug, view.key) for m in models for view in m.devices if plots.has_plot(view)}
+
+
 def declared_files(entry) -> dict[str, bytes]:
     """Docs-relative path -> bytes of the files an entry declares (``measure.sources`` and
-    ``measure.reference``), exactly as the entry model read them."""
-    return {f"{entry.slug}/{name}": data for name, data in sorted(entry.kernel_files.items())}
+    ``measure.reference``), exactly as the entry model read them; never one a browser would open
+    as a document that runs script (``images.is_active``: the gate refuses its entry)."""
+    return {f"{entry.slug}/{name}": data for name, data in sorted(entry.kernel_files.items())
+            if not images.is_active(name)}
 
 
 def result_files(slug: str, recorded: dict[str, Result]) -> dict[str, str]:

@@ -28,7 +28,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from glossary.entries import masking
+from glossary.entries import images, masking
 from glossary.verdicts import claims, findings, gate, people, review, trust
 from glossary.verdicts.findings import Measured
 from glossary.entries.model import Entry, display_path
@@ -104,6 +104,7 @@ def assess(entry: Entry, results: dict[str, Result], policy: trust.Trust | None 
         refusals.append(Finding("review", f"reviewer {entry.meta.reviewer} has not signed with `glossary sign`; "
                                           f"a reviewer field written by hand does not publish"))
     refusals += [Finding("content", reason) for reason in scaffold_problems(entry)]
+    refusals += [Finding("content", reason) for reason in unsafe_files(entry)]
     refusals += [Finding("spec", f"{key}: {why}") for key, why in _signature_problems(entry)]
     refusals += _result_refusals(entry, measured)
     refusals += [Finding("figures", _figure_reason(why)) for why in measured.figure_problems]
@@ -118,6 +119,19 @@ def assess(entry: Entry, results: dict[str, Result], policy: trust.Trust | None 
     return Assessment(entry=entry, results=results, review=signed, measured=measured, verdict=verdict,
                       refusals=tuple(refusals), warnings=tuple(warnings), review_key=review_key,
                       author_key=author_key, mode=policy.mode)
+
+
+def unsafe_files(entry: Entry) -> list[str]:
+    """A reason for each file of the entry's that could run script on the site: an SVG the body
+    shows that ``images.svg_problem`` refuses, and a declared file a browser would open as a
+    document (``images.is_active``).  The site publishes neither in any mode; the entry waits."""
+    out = [f"{display_path(entry.path.parent / path)}: the SVG {why}; an image on the site must be "
+           f"a plain picture: remove it (or export the drawing again as plain SVG, or as PNG)"
+           for path, why in images.svg_problems(entry.image_files).items()]
+    out += [f"{display_path(entry.folder / name)}: a browser opens a {name.rsplit('.', 1)[-1]} file as a document "
+            f"that can run script; kernels are .cu or .cuh and references .py: rename it"
+            for name in sorted(entry.kernel_files) if images.is_active(name)]
+    return out
 
 
 def _signature_problems(entry: Entry) -> list[tuple[str, str]]:

@@ -1,0 +1,251 @@
+"""Author markup runs no script (issue 29, item 3), in a real browser: headless Chromium.
+
+One fixture glossary holds a payload in every place an author controls: the body's raw HTML,
+attr_list attributes, link URLs and titles, front-matter strings (title, summary, lesson note,
+source title), an SVG image shown with and without the plot class, and SVGs that would run
+script when opened directly.  It is built twice, published and preview, served on localhost and
+read at both colour schemes, hovering and clicking what a reader would.  Every payload sets
+``window.__xss`` and calls ``alert``: neither may happen.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import ROOT, mkdocs, write_project
+from serving import serve
+from site_fixture import fixture_config
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:  # pragma: no cover - depends on the machine
+    pytest.skip("playwright is not installed (pip install -e '.[test]')", allow_module_level=True)
+if not CHROMIUM.exists() and not shutil.which("chromium"):  # pragma: no cover
+    pytest.skip("chromium is not installed (apt-get install chromium)", allow_module_level=True)
+
+RUN = "window.__xss=1;alert(1)"
+IMG = f"<img src=x onerror='{RUN}'>"
+DATA_HTML = "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg=="
+
+GADGET = f"""\
+---
+title: "Gadget {IMG}"
+summary: "A gadget {IMG} that <script>{RUN}</script> does [nothing](javascript:{RUN})."
+abbreviations: [gadget]
+lessons:
+  - {{day: 7, title: "Day {IMG}", note: "A note {IMG} <script>{RUN}</script>"}}
+sources:
+  - {{title: "Source {IMG}", url: "https://example.org/src", checked: 2026-01-02}}
+author: Ada Lovelace
+written_on: 2026-01-01
+reviewer: Charles Babbage
+reviewed_on: 2026-01-03
+---
+Raw HTML: <img src="x" onerror="{RUN}"> and <a href="javascript:{RUN}">click-raw-js</a>.
+
+<script>{RUN}</script>
+
+<iframe src="javascript:{RUN}"></iframe>
+
+<object data="assets/images/plain.svg" type="image/svg+xml"></object>
+
+<embed src="assets/images/plain.svg">
+
+<svg onload="{RUN}"><circle r="5"/></svg>
+
+<details ontoggle="{RUN}" open><summary>toggle-me</summary>inside</details>
+
+<p style="background:url(javascript:{RUN})" onmouseover="{RUN}">styled paragraph</p>
+
+[hover-attr](https://example.org/){{ onmouseover="{RUN}" onclick="{RUN}" }} and
+[click-md-js](javascript:{RUN}) and [click-data]({DATA_HTML}) and
+[hover-title](https://example.org/ "<img src=x onerror={RUN}>").
+
+<abbr title="<img src=x onerror={RUN}>">hover-abbr</abbr>
+
+![plain, with the plot class](assets/images/plain.svg){{ .glossary-plot }}
+
+![plain](assets/images/plain.svg)
+
+<img src="x" class="glossary-plot" alt="raw plot" onerror="{RUN}">
+"""
+
+READER = """\
+---
+title: Reader
+summary: An entry that uses the term gadget, so the gadget's summary is its tooltip.
+related: [gadget]
+author: Grace Hopper
+written_on: 2026-01-01
+reviewer: Ada Lovelace
+reviewed_on: 2026-01-04
+---
+Every gadget here is inert; see [the gadget](gadget.md).
+"""
+
+PAINTED = f"""\
+---
+title: Painted
+summary: An entry whose pictures are SVGs that would run script.
+author: Grace Hopper
+written_on: 2026-01-01
+reviewer: Ada Lovelace
+reviewed_on: 2026-01-04
+---
+With the plot class: ![d](assets/images/evil.svg){{ .glossary-plot }}
+
+Without it: ![d](assets/images/evil-script.svg)
+"""
+
+SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20">{}</svg>'
+FILES = {
+    "assets/images/plain.svg": SVG.format('<rect width="40" height="20" fill="#1f6fb4"><title>plain</title></rect>'),
+    "assets/images/evil.svg": SVG.format(f'<rect width="40" height="20" onload="{RUN}"/>'),
+    "assets/images/evil-script.svg": SVG.format(f"<script>{RUN}</script>"),
+}
+LESSONS = '7: {title: Day seven, url: "https://example.org/course/day-7/"}\n'
+
+
+@pytest.fixture(scope="module")
+def sites(tmp_path_factory):
+    """The hostile project built published and preview: (project, published site, preview site, log)."""
+    tmp = tmp_path_factory.mktemp("xss")
+    project = write_project(tmp, {"gadget": GADGET, "reader": READER, "painted": PAINTED}, FILES)
+    config = fixture_config(project)
+    config["extra"]["glossary"]["trust"] = "names"
+    (project / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    shutil.copytree(ROOT / "entries" / "assets", project / "entries" / "assets", dirs_exist_ok=True)
+    (project / "data").mkdir()
+    (project / "data" / "lessons.yml").write_text(LESSONS)
+    published = mkdocs(project, "build", "-d", str(tmp / "published"))
+    assert published.returncode == 0, published.stderr
+    preview = mkdocs(project, "build", "-d", str(tmp / "preview"), env={"GLOSSARY_PREVIEW": "1"})
+    assert preview.returncode == 0, preview.stderr
+    return project, tmp / "published", tmp / "preview", published.stderr
+
+
+@pytest.fixture(scope="module")
+def browser():
+    executable = str(CHROMIUM) if CHROMIUM.exists() else shutil.which("chromium")
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+class Reader:
+    """A browser tab at one colour scheme that records every dialog a page opens."""
+
+    def __init__(self, browser, scheme: str):
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+        self.context.route(re.compile(r"^https?://(?!127\.0\.0\.1)"), lambda route: route.abort())
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(10_000)
+        self.dialogs: list[str] = []
+        self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+
+    def ran(self) -> str | None:
+        """What ran on the page: ``window.__xss`` (or a dialog), or None."""
+        value = self.page.evaluate("() => typeof window.__xss === 'undefined' ? null : String(window.__xss)")
+        if value is not None or self.dialogs:
+            return f"window.__xss={value}, dialogs={self.dialogs}"
+        return None
+
+
+def _read_like_a_reader(reader: Reader, url: str) -> None:
+    page = reader.page
+    page.goto(url)
+    page.wait_for_load_state("load")
+    page.wait_for_timeout(300)  # an <img onerror> fires once its request fails
+    targets = page.locator("article a, article abbr, article img, article object, article [title], "
+                           "article summary, article p")
+    for i in range(min(targets.count(), 80)):
+        handle = targets.nth(i)
+        if handle.is_visible():
+            handle.hover(timeout=2_000)
+            page.wait_for_timeout(40)
+    for link in page.locator("article a").all():
+        text = link.inner_text().strip()
+        if text.startswith("click-"):
+            link.click(timeout=2_000)
+            page.wait_for_timeout(150)
+            if page.url.split("#")[0] != url:
+                page.goto(url)
+    page.wait_for_timeout(200)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("build", ["published", "preview"])
+def test_no_payload_runs_when_a_reader_reads_and_hovers(browser, sites, build, scheme):
+    _, published, preview, _ = sites
+    folder = published if build == "published" else preview
+    pages = ["", "gadget/", "reader/"] + (["painted/"] if build == "preview" else [])
+    reader = Reader(browser, scheme)
+    try:
+        with serve(folder) as base:
+            for path in pages:
+                _read_like_a_reader(reader, base + path)
+                assert reader.page.evaluate("() => document.body.getAttribute('data-md-color-scheme')") == (
+                    "slate" if scheme == "dark" else "default")
+                assert reader.ran() is None, f"{build} {scheme} {path}: {reader.ran()}"
+                # no element the author wrote can run: no handler, no script of theirs, no frame
+                found = reader.page.evaluate("""() => {
+                    const bad = [];
+                    for (const el of document.querySelectorAll('article *')) {
+                        for (const a of el.attributes) {
+                            if (/^on/i.test(a.name)) bad.push(el.tagName + ' ' + a.name);
+                            if (/^\\s*(javascript|data):/i.test(a.value)) bad.push(el.tagName + ' ' + a.value);
+                        }
+                        if (['SCRIPT', 'IFRAME', 'EMBED', 'SVG'].includes(el.tagName.toUpperCase())) bad.push(el.tagName);
+                        if (el.tagName === 'OBJECT' && !/\\/plots\\//.test(el.getAttribute('data') || ''))
+                            bad.push('object ' + el.getAttribute('data'));
+                    }
+                    return bad;
+                }""")
+                assert found == [], f"{build} {scheme} {path}: {found}"
+            # the author's plain SVG stays an <img>, with the plot class or without it
+            reader.page.goto(base + "gadget/")
+            assert reader.page.locator("article object").count() == 0
+            assert reader.page.locator("article img[src$='plain.svg']").count() == 2
+    finally:
+        reader.context.close()
+
+
+@pytest.mark.parametrize("build", ["published", "preview"])
+def test_every_published_svg_opened_directly_runs_nothing(browser, sites, build):
+    _, published, preview, _ = sites
+    folder = published if build == "published" else preview
+    svgs = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.svg"))
+    assert "assets/images/plain.svg" in svgs
+    assert not any("evil" in s for s in svgs), svgs  # refused SVGs are published in no mode
+    reader = Reader(browser, "light")
+    try:
+        with serve(folder) as base:
+            for svg in svgs:
+                reader.page.goto(base + svg)
+                reader.page.wait_for_timeout(100)
+                assert reader.ran() is None, f"{svg}: {reader.ran()}"
+            for name in ("evil.svg", "evil-script.svg"):
+                response = reader.page.goto(base + "assets/images/" + name)
+                assert response.status == 404
+                assert reader.ran() is None
+    finally:
+        reader.context.close()
+
+
+def test_the_build_names_the_refused_svg_and_why(sites):
+    _, published, preview, log = sites
+    assert "evil.svg" in log and "onload=" in log and "evil-script.svg" in log and "<script>" in log
+    assert not (published / "painted").exists() and (preview / "painted").exists()
+    assert (published / "gadget" / "index.html").exists()
