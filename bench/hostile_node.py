@@ -90,8 +90,10 @@ def main() -> int:
     env["PYTHONPATH"] = os.pathsep.join([str(project), *[p for p in env.get("PYTHONPATH", "").split(os.pathsep)
                                                         if p and Path(p).resolve() != ROOT]])
     cli = [sys.executable, "-m", "glossary.cli"]
-    subprocess.run([*cli, "node", "init", "--name", "hostile-test-node"], cwd=project, env=env, check=True,
-                   capture_output=True)
+    made_key = subprocess.run([*cli, "node", "init", "--name", "hostile-test-node"], cwd=project, env=env,
+                              capture_output=True, text=True)
+    if made_key.returncode != 0:
+        sys.exit(f"glossary node init failed:\n{made_key.stdout}{made_key.stderr}")
     lines = secret_lines(key)
     started = time.monotonic()
     measured = subprocess.run([*cli, "--entries", str(project / "entries"), "measure", "--all", "--gpus", "0"],
