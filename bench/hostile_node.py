@@ -96,7 +96,7 @@ def main() -> int:
         sys.exit(f"glossary node init failed:\n{made_key.stdout}{made_key.stderr}")
     lines = secret_lines(key)
     started = time.monotonic()
-    measured = subprocess.run([*cli, "--entries", str(project / "entries"), "measure", "--all", "--gpus", "0"],
+    measured = subprocess.run([*cli, "--entries", str(project / "entries"), "measure", "--all", "--gpus", "1"],
                               cwd=project, env=env, capture_output=True, text=True)
     seconds = time.monotonic() - started
     (opts.out / "hostile-measure.log").write_text(measured.stdout + measured.stderr)
