@@ -32,7 +32,8 @@ SKIP_COPY = {".git", "site", ".whl", ".venv", "__pycache__"}
 
 def make_project(scratch: Path, real: list[str], key: Path) -> tuple[Path, list[str]]:
     project = scratch / "project"
-    shutil.copytree(ROOT, project, ignore=lambda d, names: [n for n in names if n in SKIP_COPY])
+    shutil.copytree(ROOT, project, ignore=lambda d, names: [n for n in names if n == "__pycache__" or
+                                                              (Path(d) == ROOT and n in SKIP_COPY)])
     entries = project / "entries"
     for md in entries.glob("*.md"):
         if md.stem not in real and md.name != "index.md":

@@ -75,6 +75,9 @@ def compile_source(entry_dir: Path, source: str, arch: str, flags: list[str], *,
     for cubins; ``version``: nvcc's, part of the cache key; ``confined=False`` (``glossary try``
     without bubblewrap only) runs the same command as a plain child process."""
     entry_dir = Path(entry_dir).resolve()
+    # The binary itself, not a link to it: /usr/local/cuda is often a link through /etc/alternatives,
+    # which the sandbox does not see.
+    nvcc = os.path.realpath(nvcc)
     argv = command(nvcc, flags, arch, source)
     shown = shlex.join(a for a in argv if a not in ("-MD", "-MF", f"{OUT}/deps.d"))
     key = hashlib.sha256(json.dumps([version, argv]).encode() + (entry_dir / source).read_bytes()).hexdigest()
