@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 
 from measure import expr, units
 from measure.spec.checks import point_label
-from measure.spec.limits import (MAX_HOST_BUFFER_BYTES, MAX_MEASURE_LAUNCHES, MAX_RESULT_BYTES,
+from measure.spec.limits import (CHECK_HOST_BUDGET_BYTES, MAX_HOST_BUFFER_BYTES, MAX_MEASURE_LAUNCHES, MAX_RESULT_BYTES,
                                  MAX_SAMPLING_SECONDS, RESULT_BYTES_FIXED, RESULT_BYTES_PER_LAUNCH,
                                  RESULT_BYTES_PER_LAUNCH_METRIC, RESULT_BYTES_PER_SAMPLE, RESULT_BYTES_PER_SIZE,
                                  RESULT_BYTES_PER_VARIANT)
-from measure.spec.sizes import iter_buffer_bytes
+from measure.spec.sizes import DTYPE_BYTES, iter_buffer_bytes
 from measure.spec.steps import step_streams
 from measure.typed import SchemaError
 
@@ -38,6 +38,22 @@ TYPICAL = {"sizes": 8, "runs": 203, "steps": 64, "variants": 16}
 def host_buffer_bytes(spec: MeasureSpec, params: dict[str, int]) -> dict[str, int]:
     """Bytes of each host buffer (pinned or pageable) at one size, in spec order."""
     return {name: n for name, n in iter_buffer_bytes(spec, params) if spec.buffers[name].location != "device"}
+
+
+def host_copy_bytes(spec: MeasureSpec, nbytes: dict[str, int]) -> int:
+    """Host memory the check holds beside the buffers at a size whose buffers take ``nbytes``: the
+    seeded copy of every input, and then either (the whole reference) every input and the expected
+    and received outputs in float64, or (reference_elementwise) the variants' outputs, at most
+    CHECK_HOST_BUDGET_BYTES at once (pure)."""
+    items = {name: DTYPE_BYTES[buf.dtype] for name, buf in spec.buffers.items()}
+    inputs = [n for n, b in spec.buffers.items() if b.role == "input"]
+    outputs = [n for n, b in spec.buffers.items() if b.role == "output"]
+    held = sum(nbytes[n] for n in inputs)
+    if spec.reference_elementwise:
+        one = sum(nbytes[n] for n in outputs)  # a group holds one variant at least
+        return held + min(one * len(spec.measured_variants), max(CHECK_HOST_BUDGET_BYTES, one))
+    as_float64 = sum(nbytes[n] // items[n] * 8 for n in inputs) + 2 * sum(nbytes[n] // items[n] * 8 for n in outputs)
+    return held + as_float64
 
 
 def run_steps(variant: MeasuredVariant) -> int:

@@ -89,6 +89,13 @@ FILE_NAME = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_./-]*$")
 # check (measure.harness.workspace.host_shortfall judges those against the node's free memory).
 # Real entries: 4 GiB (pinned-memory).
 MAX_HOST_BUFFER_BYTES = 16 << 30
+# On the node, the host buffers and the host copies the check holds (measure.spec.budget.host_copy_bytes)
+# may take at most this share of the memory the machine has available when the size is allocated:
+# the rest is the reference's own arrays, the worker, ncu and the OS.
+HOST_MEMORY_SHARE = 0.5
+# Outputs of the variants the chunked check (reference_elementwise) holds on the host at once, at most
+# (measure.harness.correctness.HOST_BUDGET_BYTES is the same figure).
+CHECK_HOST_BUDGET_BYTES = 8 << 30
 # Launches one measurement may enqueue in the worst case (measure.spec.budget.launch_budget): every
 # size x every measured variant x the steps of one run of it (repeats counted, a graph's nodes each)
 # x (warm-ups + max_runs + the check's run) x the regions it is timed as (clock: both samples twice,
