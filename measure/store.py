@@ -223,11 +223,13 @@ def too_large(result: dict, nbytes: int) -> str:
             elif isinstance(item, (dict, list)):
                 stack.append(item)
     method = result.get("method") if isinstance(result.get("method"), dict) else {}
+    runs = method.get("max_runs")
+    runs = f"{runs:,}" if isinstance(runs, int) else "?"
     shown = f"{nbytes / 2**20:,.1f} MB, {(nbytes - MAX_FILE_BYTES) / 2**20:,.1f} MB over the reader's " \
             f"{MAX_FILE_BYTES // 2**20} MB limit"
     if samples * 26 > nbytes / 2:  # a sample is about 26 bytes of the file
         why = (f"most of it is its {samples:,} timing samples ({len(sizes)} sizes x {len(variants)} measured "
-               f"variants, up to measure.timing.max_runs {method.get('max_runs', '?')} each, every one kept); "
+               f"variants, up to measure.timing.max_runs {runs} each, every one kept); "
                f"lower measure.timing.max_runs, or measure fewer sizes or variants")
     else:
         why = (f"most of it is the records of {len(sizes)} sizes x {len(variants)} measured variants (kernel "

@@ -113,7 +113,8 @@ def _factors(spec: MeasureSpec, with_steps: bool) -> list[Factor]:
     timing = spec.timing
     out = [Factor("sizes", len(spec.sizes), TYPICAL["sizes"], f"{len(spec.sizes)} sizes (measure.sizes)"),
            Factor("timing.max_runs", timing.warmups + timing.max_runs, TYPICAL["runs"],
-                  f"{timing.warmups:,} warm-ups + up to {timing.max_runs:,} samples (measure.timing.max_runs)")]
+                  (f"{timing.warmups:,} warm-ups + " if with_steps else "") +
+                  f"up to {timing.max_runs:,} samples (measure.timing.max_runs)")]
     measured = spec.measured_variants
     swept = max(range(len(spec.variants)), key=lambda i: len(spec.measured(spec.variants[i].name)))
     out.append(Factor(f"variants[{swept}].sweep" if spec.variants[swept].sweep else "variants", len(measured),
@@ -148,8 +149,10 @@ def check_budget(spec: MeasureSpec) -> None:
     launches = launch_budget(spec)
     if launches > MAX_MEASURE_LAUNCHES:
         factors = _factors(spec, with_steps=True)
+        per_round = sum(run_steps(v) for v in spec.measured_variants)
         raise SchemaError(factors[0].key, f"one measurement could enqueue {launches:,} launches (graph nodes "
-                          f"count each), more than the {MAX_MEASURE_LAUNCHES:,} it may: "
+                          f"count each; {per_round:,} a round of every measured variant), more than the "
+                          f"{MAX_MEASURE_LAUNCHES:,} it may: "
                           f"{'; '.join(f.words for f in factors)}; lower measure.{factors[0].key} first")
     seconds = sampling_seconds(spec)
     if seconds > MAX_SAMPLING_SECONDS:
