@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from measure import expr, units
 from measure.spec.checks import point_label
+from measure.spec import limits
 from measure.spec.limits import (CHECK_HOST_BUDGET_BYTES, MAX_HOST_BUFFER_BYTES, MAX_MEASURE_LAUNCHES, MAX_RESULT_BYTES,
                                  MAX_SAMPLING_SECONDS, RESULT_BYTES_FIXED, RESULT_BYTES_PER_LAUNCH,
                                  RESULT_BYTES_PER_LAUNCH_METRIC, RESULT_BYTES_PER_SAMPLE, RESULT_BYTES_PER_SIZE,
@@ -176,3 +177,30 @@ def _gib(n: int) -> str:
 
 def _mb(n: int) -> str:
     return f"{n / 2**20:,.1f} MB"
+
+
+def limit_rows() -> list[list[str]]:
+    """The bounds as the authors' reference lists them (what, bound), from ``limits``."""
+    gib = lambda n: f"{n / 2**30:g} GiB"  # noqa: E731
+    mb = lambda n: f"{n / 2**20:g} MB"  # noqa: E731
+    return [
+        ["`sizes`", f"at most {limits.MAX_SIZES} points, each parameter at most 2**40"],
+        ["`variants`", f"at most {limits.MAX_VARIANTS}, and {limits.MAX_MEASURED_VARIANTS} measured variants with "
+                       f"their sweeps ({limits.MAX_SWEEP_VALUES} values a name, {limits.MAX_SWEEP_POINTS} points a variant)"],
+        ["`variants[].launches`", f"at most {limits.MAX_LAUNCHES} steps a variant, each `repeat` at most "
+                                  f"{limits.MAX_REPEAT:,}"],
+        ["`timing.warmups`, `timing.max_runs`", f"at most {limits.MAX_WARMUPS:,} and {limits.MAX_RUNS:,}"],
+        ["host buffers (`location: pinned` or `pageable`)",
+         f"at most {gib(limits.MAX_HOST_BUFFER_BYTES)} together at any size; on the node, the host buffers and "
+         f"the check's host copies of inputs and outputs may use at most {limits.HOST_MEMORY_SHARE:.0%} of the "
+         f"memory the machine has available, or the size fails before anything is allocated"],
+        ["launches of one measurement",
+         f"at most {limits.MAX_MEASURE_LAUNCHES:,} in the worst case: sizes x measured variants x the steps of "
+         f"one run (repeats counted, a graph's nodes each) x (warm-ups + `max_runs` + the check's run) x the "
+         f"regions each is timed as (`clock: both` twice; several streams add a serial twin)"],
+        ["sampling time", f"sizes x `timing.max_seconds` at most {limits.MAX_SAMPLING_SECONDS:,} s"],
+        ["the result file", f"an upper estimate (every sample kept, {limits.RESULT_BYTES_PER_SAMPLE} bytes each, "
+                            f"and the records around them) at most {mb(limits.MAX_RESULT_BYTES // 2)}, half the "
+                            f"{mb(limits.MAX_RESULT_BYTES)} the reader accepts; a larger result is never "
+                            f"written (the measurement fails, the last good result is kept)"],
+    ]

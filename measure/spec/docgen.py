@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Union, get_args, get_origin, get_type_hints
 
 from measure import expr
-from measure.spec import limits, model, sizes
+from measure.spec import budget, limits, model, sizes
 from measure.typed import type_name
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -306,36 +306,8 @@ def render_dtypes() -> str:
 
 
 def render_limits() -> str:
-    """The bounds a spec is held to (``measure.spec.limits``): per key, then what a whole
-    measurement may cost (``measure.spec.budget``), each with its figure from the code."""
-    gib = lambda n: f"{n / 2**30:g} GiB"  # noqa: E731
-    mb = lambda n: f"{n / 2**20:g} MB"  # noqa: E731
-    rows = [
-        ["`sizes`", f"at most {limits.MAX_SIZES} points, each parameter at most 2**40"],
-        ["`variants`", f"at most {limits.MAX_VARIANTS}, and {limits.MAX_MEASURED_VARIANTS} measured variants with "
-                       f"their sweeps ({limits.MAX_SWEEP_VALUES} values a name, {limits.MAX_SWEEP_POINTS} points a variant)"],
-        ["`variants[].launches`", f"at most {limits.MAX_LAUNCHES} steps a variant, each `repeat` at most "
-                                  f"{limits.MAX_REPEAT:,}"],
-        ["`timing.warmups`, `timing.max_runs`", f"at most {limits.MAX_WARMUPS:,} and {limits.MAX_RUNS:,}"],
-        ["host buffers (`location: pinned` or `pageable`)",
-         f"at most {gib(limits.MAX_HOST_BUFFER_BYTES)} together at any size; on the node, the host buffers and "
-         f"the check's host copies of inputs and outputs may use at most {limits.HOST_MEMORY_SHARE:.0%} of the "
-         f"memory the machine has available, or the size fails before anything is allocated"],
-        ["launches of one measurement",
-         f"at most {limits.MAX_MEASURE_LAUNCHES:,} in the worst case: sizes x measured variants x the steps of "
-         f"one run (repeats counted, a graph's nodes each) x (warm-ups + `max_runs` + the check's run) x the "
-         f"regions each is timed as (`clock: both` twice; several streams add a serial twin)"],
-        ["sampling time", f"sizes x `timing.max_seconds` at most {limits.MAX_SAMPLING_SECONDS:,} s"],
-        ["the result file", f"an upper estimate (every sample kept, {limits.RESULT_BYTES_PER_SAMPLE} bytes each, "
-                            f"and the records around them) at most {mb(limits.MAX_RESULT_BYTES // 2)}, half the "
-                            f"{mb(limits.MAX_RESULT_BYTES)} the reader accepts; a larger result is never "
-                            f"written (the measurement fails, the last good result is kept)"],
-    ]
-    return "\n\n".join([
-        table(["what", "bound"], rows),
-        "A spec past a bound is refused when it is loaded (`glossary check`, the build), under the key "
-        "that makes the cost big, with the figure and what to lower.",
-    ])
+    """The bounds a spec is held to, per key and for a whole measurement (``budget.limit_rows``)."""
+    return table(["what", "bound"], budget.limit_rows())
 
 
 # -- the sections and the file ------------------------------------------------------------------
