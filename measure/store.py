@@ -18,7 +18,9 @@ they travel (and are left out) with the entry.  A file holds:
     last_failure  the most recent failed attempt, kept beside the good data
 
 A failed measurement never replaces a good one: ``record_failure`` only adds
-``last_failure`` to an existing file.
+``last_failure`` to an existing file.  Nor does a result the reader would refuse: ``record_success``
+raises ResultTooLarge for one over MAX_FILE_BYTES before writing anything, and its message (what
+in the spec makes it big) is the failure the caller records.
 
 Reading is strict and bounded: ``load_file`` refuses a file over MAX_FILE_BYTES, JSON
 nested past MAX_DEPTH or with a key given twice, another format, and anything that does
@@ -50,17 +52,26 @@ from typing import Any
 
 from measure import results
 from measure.results import Result
+from measure.spec.limits import MAX_RESULT_BYTES
 from measure.typed import SchemaError
 
 RESULT_FORMAT = results.FORMAT
 LOCK_NAME = ".lock"
-# Bounded work on a hostile file: the runner's largest files are about 100 KB, nested 10 deep.
-MAX_FILE_BYTES = 16 * 2**20
+# Bounded work on a hostile file: the runner's largest files are about 200 KB, nested 10 deep.  The
+# writer keeps to the same limit (record_success), and the spec to half of it (measure.spec.budget).
+MAX_FILE_BYTES = MAX_RESULT_BYTES
 MAX_DEPTH = 32
+# The sample lists of a result, as the harness names them (variants, copy and link floors, serial twins).
+SAMPLE_KEYS = ("samples_ms", "host_samples_ms", "serial_samples_ms")
 
 
 class StoreError(ValueError):
     """A results file that cannot be used; the message says what to do."""
+
+
+class ResultTooLarge(StoreError):
+    """A result the reader would refuse for its size, so it was not written; the message is the
+    failure to record (how big, the limit, what in the spec makes it big)."""
 
 
 def device_key(gpu_name: str) -> str:
@@ -188,7 +199,43 @@ def _depth(data: Any) -> int:
 
 def write_atomic(path: Path, data: dict) -> None:
     """Write JSON via a temporary file and rename, so a crash never leaves half a file."""
-    write_bytes_atomic(path, (json.dumps(data, indent=1, sort_keys=False, allow_nan=False) + "\n").encode("utf-8"))
+    write_bytes_atomic(path, _serialized(data))
+
+
+def _serialized(data: dict) -> bytes:
+    """A results file's bytes, exactly as written (and measured against MAX_FILE_BYTES)."""
+    return (json.dumps(data, indent=1, sort_keys=False, allow_nan=False) + "\n").encode("utf-8")
+
+
+def too_large(result: dict, nbytes: int) -> str:
+    """Why a result of ``nbytes`` serialized bytes is not written: how far over the reader's limit
+    it is, and what in it (so in the spec) makes it big (pure; bounded by the result's own size)."""
+    sizes = result.get("sizes") if isinstance(result.get("sizes"), list) else []
+    variants = {name for size in sizes if isinstance(size, dict) and isinstance(size.get("variants"), dict)
+                for name in size["variants"]}
+    samples, stack = 0, [result]
+    while stack:
+        value = stack.pop()
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, item in items:
+            if key in SAMPLE_KEYS and isinstance(item, list):
+                samples += len(item)
+            elif isinstance(item, (dict, list)):
+                stack.append(item)
+    method = result.get("method") if isinstance(result.get("method"), dict) else {}
+    runs = method.get("max_runs")
+    runs = f"{runs:,}" if isinstance(runs, int) else "?"
+    shown = f"{nbytes / 2**20:,.1f} MB, {(nbytes - MAX_FILE_BYTES) / 2**20:,.1f} MB over the reader's " \
+            f"{MAX_FILE_BYTES // 2**20} MB limit"
+    if samples * 26 > nbytes / 2:  # a sample is about 26 bytes of the file
+        why = (f"most of it is its {samples:,} timing samples ({len(sizes)} sizes x {len(variants)} measured "
+               f"variants, up to measure.timing.max_runs {runs} each, every one kept); "
+               f"lower measure.timing.max_runs, or measure fewer sizes or variants")
+    else:
+        why = (f"most of it is the records of {len(sizes)} sizes x {len(variants)} measured variants (kernel "
+               f"attributes, counters, figures); measure fewer sizes (measure.sizes) or variants (measure.variants "
+               f"and their sweeps)")
+    return f"the result is {shown}, so it was not written and the recorded results are kept: {why}"
 
 
 def write_bytes_atomic(path: Path, data: bytes) -> None:
@@ -247,14 +294,21 @@ def locked(entry_dir: Path) -> Iterator[Path]:
 
 
 def record_success(entry_dir: Path, result: dict) -> Path:
-    """Store a good result, replacing whatever was there for that device."""
+    """Store a good result, replacing whatever was there for that device.
+
+    What the build would refuse is never written: a result over MAX_FILE_BYTES raises
+    ResultTooLarge, one that does not fit the model StoreError, before anything is written; the
+    caller records the message as the measurement's failure (``record_failure``)."""
     if result.get("status") != "ok":
         raise ValueError("record_success takes only results with status 'ok'")
     result = dict(result, format=RESULT_FORMAT)
+    data = _serialized(result)
+    if len(data) > MAX_FILE_BYTES:
+        raise ResultTooLarge(too_large(result, len(data)))
     with locked(entry_dir) as folder:
         path = folder / f"{result['device']}.json"
-        _validate(path, result)  # what the build would refuse is never written
-        write_atomic(path, result)
+        _validate(path, result)
+        write_bytes_atomic(path, data)
     return path
 
 

@@ -67,6 +67,11 @@ ERRORS: dict[str, tuple[str, str]] = {
     "bound-related-repeated": ("related[2]", "text 'related-cycle-a' repeats related[0]; list it once"),
     "bound-size-huge": ("measure.sizes[0].n", "expected at most 2**40 (1,099,511,627,776) elements"),
     "bound-date-future": ("sources[0].checked", "the date 2999-01-01 is in the future"),
+    # issue 28, item 9: what one measurement may cost the node
+    "bound-host-pageable": ("measure.buffers.h", "need 512.0 GiB of host memory (h 512.0 GiB pageable), more "
+                                                 "than the 16.0 GiB"),
+    "bound-graph-nodes": ("measure.variants[0].launches[0].repeat", "102,400,000 a round of every measured "
+                                                                    "variant), more than the 50,000,000 it may"),
 }
 
 # slug -> (other corpus entries it needs, the gate's reason in the build's WARNING)

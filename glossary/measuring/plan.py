@@ -146,6 +146,7 @@ def _measure(entries: list[Entry], log: logging.Logger, chosen: list[dict], *, o
 
     def record(outcome: pool.Outcome) -> None:
         entry, job = by_slug[outcome.job.slug], outcome.job
+        error = outcome.error
         if outcome.ok:
             mismatch = job_mismatch(job, outcome.result, assigned.get(outcome.gpu))
             if mismatch:
@@ -153,16 +154,19 @@ def _measure(entries: list[Entry], log: logging.Logger, chosen: list[dict], *, o
         if outcome.ok:
             result = dict(outcome.result, format=store.RESULT_FORMAT)  # signed as it is stored
             result = attest.sign_result(result, signer) if signer else result
-            path = store.record_success(entry.folder, result)
-            log.info("%s: recorded %s (%.0f s)%s", entry.slug, display_path(path), outcome.seconds,
-                     f", signed by node key {signer.public.keyid}" if signer else ", unsigned")
-        else:
+            try:
+                path = store.record_success(entry.folder, result)
+                log.info("%s: recorded %s (%.0f s)%s", entry.slug, display_path(path), outcome.seconds,
+                         f", signed by node key {signer.public.keyid}" if signer else ", unsigned")
+            except store.StoreError as err:  # too large, or not the model: recorded as the failure it is
+                error = str(err)
+        if error is not None:
             gpu = gpu_names.get(outcome.gpu, job.device)
-            failure = failure_record(entry.slug, job.device, gpu, job.fingerprint, outcome.error)
+            failure = failure_record(entry.slug, job.device, gpu, job.fingerprint, error)
             if signer:
                 failure = attest.sign_failure(entry.slug, job.device, failure, signer)
             store.record_failure(entry.folder, failure)
-            log.warning("%s: measurement on %s failed, recorded results kept: %s", entry.slug, gpu, outcome.error)
+            log.warning("%s: measurement on %s failed, recorded results kept: %s", entry.slug, gpu, error)
         if on_done is not None:
             on_done(outcome)
 

@@ -15,6 +15,8 @@ from measure import stats, units
 from measure.harness.errors import MeasurementError
 from measure.harness.parallel import map_chunks
 from measure.spec import BufferSizeError, MeasureSpec, iter_buffer_bytes
+from measure.spec.budget import host_copy_bytes
+from measure.spec.limits import HOST_MEMORY_SHARE
 
 if TYPE_CHECKING:
     from measure.harness.session import GpuSession
@@ -118,6 +120,28 @@ def memory_shortfall(need: int, free: int, total: int, label: str, gpu_name: str
             f"entry's measure.sizes. Nothing was allocated or timed.")
 
 
+def host_shortfall(spec: MeasureSpec, sizes: dict[str, int], label: str, available: int | None = None) -> str | None:
+    """The message for a size whose host buffers and the check's host copies (``host_copy_bytes``)
+    pass HOST_MEMORY_SHARE of the memory this machine has available (``available``, else
+    /proc/meminfo's MemAvailable), or None where they fit or the platform does not say."""
+    host = {n: b for n, b in sizes.items() if spec.buffers[n].location != "device"}
+    copies = host_copy_bytes(spec, sizes)
+    if available is None:
+        try:
+            with open("/proc/meminfo", encoding="ascii") as handle:
+                available = next(int(line.split()[1]) << 10 for line in handle if line.startswith("MemAvailable:"))
+        except (OSError, StopIteration, ValueError, IndexError):
+            return None
+    if sum(host.values()) + copies <= available * HOST_MEMORY_SHARE:
+        return None
+    gib = lambda n: units.binary_bytes(n, "GiB", digits=1)  # noqa: E731
+    shown = ", ".join(f"{name} {gib(n)} {spec.buffers[name].location}" for name, n in host.items()) or "none"
+    return (f"{label} needs {gib(sum(host.values()) + copies)} of host memory (host buffers: {shown}; the "
+            f"check's host copies of inputs and outputs: {gib(copies)}), but this machine has {gib(available)} "
+            f"available and a measurement may use {HOST_MEMORY_SHARE:.0%} of it: lower the size in the entry's "
+            f"measure.sizes, or keep buffers on the device (location: device). Nothing was allocated or timed.")
+
+
 def allocation_bytes(spec: MeasureSpec, params: dict[str, int]) -> dict[str, int]:
     """``measure.spec.buffer_bytes``, checked for allocating: a size expression that cannot be
     evaluated, or a buffer of no element, is a MeasurementError naming the buffer (pure)."""
@@ -136,6 +160,9 @@ def allocation_bytes(spec: MeasureSpec, params: dict[str, int]) -> dict[str, int
 def allocate(spec: MeasureSpec, params: dict[str, int], gpu: GpuSession, extra_bytes: int = 0) -> Workspace:
     """Allocate and fill the size's buffers, after checking that they (and ``extra_bytes``) fit."""
     sizes = allocation_bytes(spec, params)
+    shortfall = host_shortfall(spec, sizes, stats.size_label(params))
+    if shortfall:
+        raise MeasurementError(shortfall)
     free, total = gpu.drv.mem_get_info()
     on_device = sum(n for name, n in sizes.items() if spec.buffers[name].location == "device")
     shortfall = memory_shortfall(on_device + extra_bytes, free, total, stats.size_label(params), gpu.name)

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Union, get_args, get_origin, get_type_hints
 
 from measure import expr
-from measure.spec import limits, model, sizes
+from measure.spec import budget, limits, model, sizes
 from measure.typed import type_name
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -302,6 +302,14 @@ def render_dtypes() -> str:
     ])
 
 
+# -- (f) limits --------------------------------------------------------------------------------
+
+
+def render_limits() -> str:
+    """The bounds a spec is held to, per key and for a whole measurement (``budget.limit_rows``)."""
+    return table(["what", "bound"], budget.limit_rows())
+
+
 # -- the sections and the file ------------------------------------------------------------------
 
 SECTIONS: dict[str, Callable[[], str]] = {
@@ -310,6 +318,7 @@ SECTIONS: dict[str, Callable[[], str]] = {
     "claim-kinds": render_claims,
     "fig-figures": render_figures,
     "dtypes": render_dtypes,
+    "spec-limits": render_limits,
 }
 
 

@@ -76,3 +76,47 @@ NVCC_FLAGS_SHOWN = ("-O0..-O3, -std=c++14/17/20, -use_fast_math, -lineinfo, -max
                     "-Xptxas=-v")
 # Relative names only: no absolute paths, drive letters or characters that break a Markdown link.
 FILE_NAME = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_./-]*$")
+
+# -- what one entry's measurement may cost (measure.spec.budget checks these at load time) --------
+# The bounds above are per key; these bound their products, so that no spec within every per-key
+# bound (16 launches x 100,000 repeats x 64 measured variants is 102,400,000 graph nodes a run,
+# times 32 sizes and 11,000 runs) can run until the deadline, fill the node's memory or write a
+# result the reader refuses.  The real entries' figures beside each are their largest today.
+#
+# Host buffers (pinned and pageable) at one size, bytes.  16 GiB is a quarter of 64 GiB, the least
+# RAM of a host that carries a datacenter GPU (the H200 node has 128 GiB): page-locked memory past a
+# quarter of RAM starves the kernel, and the harness also holds host copies of the inputs for the
+# check (measure.harness.workspace.host_shortfall judges those against the node's free memory).
+# Real entries: 4 GiB (pinned-memory).
+MAX_HOST_BUFFER_BYTES = 16 << 30
+# On the node, the host buffers and the host copies the check holds (measure.spec.budget.host_copy_bytes)
+# may take at most this share of the memory the machine has available when the size is allocated:
+# the rest is the reference's own arrays, the worker, ncu and the OS.
+HOST_MEMORY_SHARE = 0.5
+# Outputs of the variants the chunked check (reference_elementwise) holds on the host at once, at most
+# (measure.harness.correctness.HOST_BUDGET_BYTES is the same figure).
+CHECK_HOST_BUDGET_BYTES = 8 << 30
+# Launches one measurement may enqueue in the worst case (measure.spec.budget.launch_budget): every
+# size x every measured variant x the steps of one run of it (repeats counted, a graph's nodes each)
+# x (warm-ups + max_runs + the check's run) x the regions it is timed as (clock: both samples twice,
+# several streams add a serial twin).  A launch costs the host at least ~2 us to enqueue (a graph
+# node ~1 us to replay), so 50 million is under two minutes of the 1,800 s deadline.  Real entries:
+# 366,000 (launch-overhead), so the margin is over 100-fold.
+MAX_MEASURE_LAUNCHES = 50_000_000
+# Seconds of sampling in the worst case: timing.max_seconds caps the rounds of one size, so sizes x
+# max_seconds.  1,200 s is two thirds of the default 1,800 s deadline per entry, which must also pay
+# for compiling, the check and the counter pass.  Real entries: 210 s (7 sizes x 30 s).
+MAX_SAMPLING_SECONDS = 1_200
+# A results file, bytes: the reader (measure.store.load_file) refuses a larger one, the writer
+# (measure.store.record_success) never writes one.  Real results: 190 KB (cuda-graphs).
+MAX_RESULT_BYTES = 16 << 20
+# A spec whose result could pass half of MAX_RESULT_BYTES (measure.spec.budget.result_bytes) is
+# refused, so that an accepted spec's result always fits: the estimate is an upper bound of what the
+# harness writes (a sample is about 26 bytes of indented JSON: 32 here), and half leaves room for
+# what it cannot see (error text, throttle reasons).
+RESULT_BYTES_PER_SAMPLE = 32
+RESULT_BYTES_PER_SIZE = 4 << 10             # params, check, clocks, sampling, the copy floor's figures
+RESULT_BYTES_PER_VARIANT = 4 << 10          # stats, figures per element, counter passes at one size
+RESULT_BYTES_PER_LAUNCH = 1 << 10           # one launch's kernel attributes and per-kernel counters
+RESULT_BYTES_PER_LAUNCH_METRIC = 512        # one declared metric of one launch, both passes
+RESULT_BYTES_FIXED = 16 << 10               # environment, method, counter summary, signature

@@ -321,6 +321,8 @@ class MeasureSpec:
                                                             f"found {getattr(ratio, key)!r}")
         check_claims(self, params, names, every)
         check_values(self, params)
+        from measure.spec.budget import check_budget  # it reads sizes, which imports this module
+        check_budget(self)
 
     @functools.cached_property
     def measured_variants(self) -> tuple[MeasuredVariant, ...]:

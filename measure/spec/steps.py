@@ -112,6 +112,14 @@ def stream_name(step: Launch, i: int) -> str:
     return f"{match.group(1)}{expr.evaluate_int(match.group(2), {'i': i})}"
 
 
+def step_streams(step: Launch) -> set[str]:
+    """The streams a step's repeats run on (the first 4 x MAX_STREAMS repeats: enough to see more
+    than MAX_STREAMS); raises expr.ExprError for a stream expression that cannot be evaluated."""
+    if "{" not in step.stream:
+        return {step.stream}
+    return {stream_name(step, i) for i in range(min(step.repeat, 4 * MAX_STREAMS))}
+
+
 def copy_direction(spec: MeasureSpec, step: Launch) -> str:
     """h2d, d2h or d2d, from the locations of a copy's buffers."""
     src, dst = (spec.buffers[step.copy].location != "device"), (spec.buffers[step.to].location != "device")
@@ -153,12 +161,10 @@ def check_steps(spec: MeasureSpec, params: set[str]) -> None:
             if "{" in step.stream:
                 check_expr(step.stream[step.stream.index("{") + 1:-1], f"{where}.stream", {"i"},
                            hint="an expression over the repeat index i")
-                try:
-                    streams |= {stream_name(step, i) for i in range(min(step.repeat, 4 * MAX_STREAMS))}
-                except expr.ExprError as err:
-                    raise SchemaError(f"{where}.stream", str(err)) from None
-            else:
-                streams.add(step.stream)
+            try:
+                streams |= step_streams(step)
+            except expr.ExprError as err:
+                raise SchemaError(f"{where}.stream", str(err)) from None
             for name in step.after:
                 if name not in ids:
                     raise SchemaError(f"{where}.after", f"expected the id of an earlier step, found {name!r}")
