@@ -39,12 +39,15 @@ def make_project(scratch: Path, real: list[str], key: Path) -> tuple[Path, list[
         if md.stem not in real and md.name != "index.md":
             md.unlink()
             shutil.rmtree(entries / md.stem, ignore_errors=True)
+        else:  # the entries they relate to are not in the project
+            md.write_text(re.sub(r"(?m)^related: .*$", "related: []", md.read_text()))
     base = (entries / "kernel-fusion.md").read_text() if "kernel-fusion" in real else \
         (ROOT / "entries" / "kernel-fusion.md").read_text()
     small = re.sub(r"  sizes:\n(    - .*\n)+", "  sizes:\n    - {n: 1048576}\n", base)
     small = small.replace("headline: {n: 67108864}", "headline: {n: 1048576}")
     small = re.sub(r"\n  counters: true", "\n  counters: false", small)
     small = re.sub(r"\n  claims:\n(    .*\n|      .*\n)*", "\n", small)
+    small = re.sub(r"(?m)^related: .*$", "related: []", small)
     made = []
     for attack in sorted(HOSTILE.glob("*.py")):
         slug = "a-hostile-" + attack.stem.replace("_", "-")

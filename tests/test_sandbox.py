@@ -247,3 +247,26 @@ def test_no_sandbox_is_one_line_saying_how_to_install_it(monkeypatch):
     assert why and "apt-get install bubblewrap" in why and "\n" not in why
     with pytest.raises(sandbox.SandboxUnavailable):
         bwrap.require()
+
+
+@needs_sandbox
+def test_a_sandbox_started_from_a_thread_outlives_the_thread(tmp_path):
+    """--die-with-parent fires when the thread that started bwrap ends: the chunked check starts
+    servers from pool threads, so they must be started elsewhere and survive them."""
+    folder = tmp_path / "entries" / "plain"
+    folder.mkdir(parents=True)
+    (folder / "reference.py").write_text("def reference(variant, inputs, scalars, params):\n"
+                                         "    return {'y': inputs['x'] + 1}\n")
+    x = np.arange(100, dtype=np.float32)
+    with sandbox.SandboxedReference(folder, "reference.py") as ref:
+        ref._servers.get()  # the first server is busy: the thread below must start a second
+        done = []
+        worker = threading.Thread(target=lambda: done.append(call_reference(ref, "v", {"x": x}, {}, {}, {"y": 100})))
+        worker.start()
+        worker.join()
+        assert len(ref._all) == 2 and done
+        import time
+        time.sleep(0.5)  # the thread that asked is gone; its server must still answer
+        answer = ref._all[1].ask({"call": 99, "variant": "v", "inputs": {}, "scalars": {}, "params": {},
+                                  "outputs": []})
+        assert answer.get("call") == 99

@@ -13,6 +13,7 @@ process ends every process in it.
 from __future__ import annotations
 
 import os
+import queue
 import resource
 import shutil
 import signal
@@ -21,7 +22,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 BWRAP_ENV = "BWRAP"            # a bwrap binary to use instead of the one on PATH
 INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: `apt-get install bubblewrap`; Fedora: `dnf install "
@@ -158,6 +159,42 @@ def _user_processes() -> int:
     return count
 
 
+class _Spawner:
+    """Starts every confined process from one thread that lives as long as this process.
+
+    ``--die-with-parent`` is PR_SET_PDEATHSIG, which fires when the *thread* that forked bwrap
+    ends, not the process: a sandbox started from a pool thread (the chunked check runs on
+    every core) would be killed as soon as that thread finished its chunk."""
+
+    def __init__(self) -> None:
+        self._jobs: "queue.Queue[tuple[tuple, dict, queue.Queue]]" = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def popen(self, *args: Any, **kwargs: Any) -> subprocess.Popen:
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._serve, name="sandbox spawner", daemon=True)
+                self._thread.start()
+        answer: queue.Queue = queue.Queue()
+        self._jobs.put((args, kwargs, answer))
+        ok, value = answer.get()
+        if not ok:
+            raise value
+        return value
+
+    def _serve(self) -> None:
+        while True:
+            args, kwargs, answer = self._jobs.get()
+            try:
+                answer.put((True, subprocess.Popen(*args, **kwargs)))
+            except BaseException as err:  # noqa: BLE001 -- handed to the caller
+                answer.put((False, err))
+
+
+_SPAWNER = _Spawner()
+
+
 class Confined:
     """One running confined process: its pipes, and a watchdog that kills it past its limits."""
 
@@ -165,9 +202,9 @@ class Confined:
                  pass_fds: tuple[int, ...] = ()) -> None:
         self.limits, self.killed, self.started = limits, None, time.monotonic()
         now = _user_processes()
-        self.proc = subprocess.Popen(argv(exe, mounts, limits, command), stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=pass_fds,
-                                     preexec_fn=lambda: _rlimits(limits, now))
+        self.proc = _SPAWNER.popen(argv(exe, mounts, limits, command), stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=pass_fds,
+                                   preexec_fn=lambda: _rlimits(limits, now))
         self._stderr = _Tail(self.proc.stderr)
         self._done = threading.Event()
         self._watch = threading.Thread(target=self._watchdog, name="sandbox watchdog", daemon=True)
