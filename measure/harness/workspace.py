@@ -160,12 +160,11 @@ def allocation_bytes(spec: MeasureSpec, params: dict[str, int]) -> dict[str, int
 def allocate(spec: MeasureSpec, params: dict[str, int], gpu: GpuSession, extra_bytes: int = 0) -> Workspace:
     """Allocate and fill the size's buffers, after checking that they (and ``extra_bytes``) fit."""
     sizes = allocation_bytes(spec, params)
-    shortfall = host_shortfall(spec, sizes, stats.size_label(params))
-    if shortfall:
-        raise MeasurementError(shortfall)
     free, total = gpu.drv.mem_get_info()
     on_device = sum(n for name, n in sizes.items() if spec.buffers[name].location == "device")
-    shortfall = memory_shortfall(on_device + extra_bytes, free, total, stats.size_label(params), gpu.name)
+    # The device first: it is the smaller memory, and the one a size is usually chosen for.
+    shortfall = (memory_shortfall(on_device + extra_bytes, free, total, stats.size_label(params), gpu.name)
+                 or host_shortfall(spec, sizes, stats.size_label(params)))
     if shortfall:
         raise MeasurementError(shortfall)
     ws = Workspace()
