@@ -270,3 +270,12 @@ def test_a_sandbox_started_from_a_thread_outlives_the_thread(tmp_path):
         answer = ref._all[1].ask({"call": 99, "variant": "v", "inputs": {}, "scalars": {}, "params": {},
                                   "outputs": []})
         assert answer.get("call") == 99
+
+
+@needs_sandbox
+def test_one_call_that_never_answers_is_stopped(tmp_path, planted, monkeypatch):
+    key, _ = planted
+    monkeypatch.setattr(sandbox.reference, "CALL_TIMEOUT_S", 2.0)
+    limits = sandbox.Limits(wall_s=60, cpu_s=60, memory_bytes=2 << 30, file_bytes=64 << 20, processes=32)
+    error = run_reference(entry_with(tmp_path, "spin.py", key), limits)
+    assert "more than 2 s to answer one call" in error, error

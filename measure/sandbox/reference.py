@@ -29,6 +29,9 @@ from measure.sandbox import bwrap
 
 SERVER = Path(__file__).with_name("server.py")
 MAX_SERVERS = 16
+# How long one call may take: the largest real reference answers in seconds.  The node may lower
+# it (GLOSSARY_REFERENCE_TIMEOUT, read here, on the trusted side) to try hostile entries quickly.
+CALL_TIMEOUT_S = float(os.environ.get("GLOSSARY_REFERENCE_TIMEOUT") or 300)
 
 
 class ReferenceFailed(RuntimeError):
@@ -59,7 +62,7 @@ class SandboxedReference:
                  limits: bwrap.Limits | None = None, label: str = "reference") -> None:
         self.entry_dir, self.rel, self.label = Path(entry_dir).resolve(), reference, label
         self.confined = confined
-        self.limits = limits or bwrap.Limits(wall_s=900, cpu_s=3600, memory_bytes=16 << 30, file_bytes=8 << 30)
+        self.limits = limits or bwrap.Limits(wall_s=3600, cpu_s=3600, memory_bytes=16 << 30, file_bytes=8 << 30)
         self.exe = bwrap.require() if confined else None
         self.scratch = Path(tempfile.mkdtemp(prefix="glossary-sandbox-", dir=_scratch_root()))
         (self.scratch / "in").mkdir()
@@ -200,12 +203,19 @@ class _Server:
         self.reads = (bool(hello.get("reads_variant", True)), bool(hello.get("reads_point", True)))
 
     def ask(self, request: dict) -> dict:
+        timer = threading.Timer(CALL_TIMEOUT_S, self.proc.kill,
+                                kwargs={"why": f"it took more than {CALL_TIMEOUT_S:g} s to answer one call"})
+        timer.daemon = True
+        timer.start()
         try:
-            self.proc.stdin.write((json.dumps(request) + "\n").encode())
-            self.proc.stdin.flush()
-        except OSError:
-            pass  # it is gone: _read says why
-        reply = self._read()
+            try:
+                self.proc.stdin.write((json.dumps(request) + "\n").encode())
+                self.proc.stdin.flush()
+            except OSError:
+                pass  # it is gone: _read says why
+            reply = self._read()
+        finally:
+            timer.cancel()
         if reply.get("call") != request["call"]:
             raise ReferenceFailed("the reference's process answered out of turn")
         return reply
@@ -246,12 +256,13 @@ class _Plain:
         self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
 
     def kill(self, why: str | None = None) -> None:
+        self.killed = getattr(self, "killed", None) or why
         self.proc.kill()
 
     def wait(self) -> bwrap.Finished:
         code = self.proc.wait()
         self._stderr.join()
-        return bwrap.Finished(code, b"", self._stderr.text())
+        return bwrap.Finished(code, b"", self._stderr.text(), getattr(self, "killed", None))
 
     def close(self) -> None:
         self.proc.kill()
