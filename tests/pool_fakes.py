@@ -79,3 +79,19 @@ def _result(job):
         "sizes": [{"params": {"n": 1024}, "elements": 1024,
                    "variants": {"copy": {"bytes_per_elem": 8, "samples_ms": [1.0], "stats": {"n": 1, "mean": 1.0}}}}],
     }
+
+
+def lying(job, progress):
+    """A worker that returns something other than its job (FAKE_LIE: device, entry, fingerprint or
+    bus): the signer must record a failure and sign no result."""
+    result = _result(job)
+    lie = os.environ.get("FAKE_LIE", "device")
+    if lie == "device":
+        result["device"] = "nvidia-b200"
+    elif lie == "entry":
+        result["entry"] = "kernel-fusion"
+    elif lie == "fingerprint":
+        result["fingerprint"] = "sha256:" + "0" * 64
+    elif lie == "bus":
+        result["environment"]["pci_bus_id"] = "0000:99:00.0"
+    return result

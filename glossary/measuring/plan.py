@@ -151,6 +151,7 @@ def _measure(entries: list[Entry], log: logging.Logger, chosen: list[dict], *, o
             mismatch = job_mismatch(job, outcome.result, assigned.get(outcome.gpu))
             if mismatch:
                 outcome = replaced[(job.slug, job.device)] = dataclasses.replace(outcome, result=None, error=mismatch)
+                error = mismatch
         if outcome.ok:
             result = dict(outcome.result, format=store.RESULT_FORMAT)  # signed as it is stored
             result = attest.sign_result(result, signer) if signer else result
@@ -160,6 +161,7 @@ def _measure(entries: list[Entry], log: logging.Logger, chosen: list[dict], *, o
                          f", signed by node key {signer.public.keyid}" if signer else ", unsigned")
             except store.StoreError as err:  # too large, or not the model: recorded as the failure it is
                 error = str(err)
+                outcome = replaced[(job.slug, job.device)] = dataclasses.replace(outcome, result=None, error=error)
         if error is not None:
             gpu = gpu_names.get(outcome.gpu, job.device)
             failure = failure_record(entry.slug, job.device, gpu, job.fingerprint, error)
