@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from measure.sandbox import bwrap
+from measure.sandbox.server import in_parallel, save_npy
 
 SERVER = Path(__file__).with_name("server.py")
 MAX_SERVERS = 16
@@ -152,8 +153,7 @@ class SandboxedReference:
             data = arr if arr.dtype.kind in "fiub" and arr.dtype.itemsize <= 8 and arr.dtype.name in _NATIVE \
                 else arr.astype(np.float32 if arr.dtype.itemsize <= 4 else np.float64)
             tmp = self.scratch / "in" / (fname + ".part")
-            with open(tmp, "wb") as f:
-                np.save(f, np.ascontiguousarray(data).reshape(-1), allow_pickle=False)
+            save_npy(str(tmp), data, np)
             os.replace(tmp, self.scratch / "in" / fname)
             if held is not None:
                 (self.scratch / "in" / held[2]).unlink(missing_ok=True)
@@ -299,14 +299,21 @@ def read_float64(path: Path, elements: int) -> np.ndarray:
             if info.st_size != offset + 8 * count:
                 raise ReferenceFailed(f"the reference's output {name} is {info.st_size} bytes; its header says "
                                       f"{offset + 8 * count}")
-            arr = np.empty(count, dtype=np.float64)
-            view = memoryview(arr).cast("B")
-            got = 0
-            while got < len(view):
-                n = f.readinto(view[got:])
-                if not n:
-                    raise ReferenceFailed(f"the reference's output {name} ended early")
-                got += n
+        arr = np.empty(count, dtype=np.float64)
+        view = memoryview(arr).cast("B") if count else memoryview(bytearray())
+        short = []
+
+        def take(start: int, stop: int) -> None:
+            while start < stop:
+                n = os.preadv(fd, [view[start:stop]], offset + start)
+                if n <= 0:  # shortened while we read: the file is what it is, and it is wrong
+                    short.append(start)
+                    return
+                start += n
+
+        in_parallel(take, arr.nbytes)
+        if short:
+            raise ReferenceFailed(f"the reference's output {name} ended early")
         return arr
     finally:
         os.close(fd)
