@@ -180,7 +180,8 @@ def test_run_harness_passes_configuration_progress_and_carried_counters_on(tmp_p
                        fingerprint="sha256:x", device="fake-gpu", prior_counters=json.dumps(offered))
     calls: list[dict] = []
 
-    def measure_entry(slug, entry_dir, spec, fingerprint, progress=print, on_configs=None, prior_counters=None):
+    def measure_entry(slug, entry_dir, spec, fingerprint, progress=print, on_configs=None, prior_counters=None,
+                      **confinement):
         calls.append({"prior": prior_counters})
         on_configs(6.0, 6)
         return _fake_result(the_job)

@@ -47,6 +47,7 @@ review_fingerprint: null   # written by `glossary sign`: binds the review to thi
 measure:                   # the measurement spec; delete this block for an entry without a Measured section
   sources: [{slug}.cu]     # CUDA files in entries/{slug}/
   reference: reference.py  # the float64 NumPy reference in entries/{slug}/
+  reference_elementwise: true  # output i depends only on input i: checked in pieces (delete if not so)
   archs: [sm_75, sm_90]    # every architecture the kernels claim; CI compiles each
   sizes:                   # the working set must be well past the L2, or the numbers describe the cache
     - {{n: 67108864}}
