@@ -172,6 +172,55 @@ class GlossaryBuild:
                           display_path(cache.folder))
         return made
 
+    def published_files(self, named_assets: list[str] = (), directory_urls: bool = True) -> dict[str, str | bytes]:
+        """Docs-relative path -> content of everything this build publishes: each shown page rendered
+        (its title as front-matter, for any builder), the allowlisted files of the entries folder,
+        and what the glossary generates.  What ``glossary render`` writes into the docs folder."""
+        out: dict[str, str | bytes] = {}
+        root = self.settings.entries_dir
+        for rel in sorted(self.published_sources(named_assets)):
+            page_text = self.render_page(rel) if rel.endswith(".md") else None
+            if page_text is not None:
+                out[rel] = _with_meta(page_text, self.page_meta(rel))
+            elif (root / rel).is_file() and not (root / rel).is_symlink():
+                out[rel] = (root / rel).read_bytes()
+        if "index.md" not in out:
+            out["index.md"] = self.render_page("index.md") or "# Glossary\n"
+        out.update(self.site_files(directory_urls))
+        return out
+
+    def render(self, named_assets: list[str] = (), directory_urls: bool = True) -> "publish.Rendered":
+        """Write what this build publishes into its render folder (``settings.render_dir``)."""
+        from glossary.site import publish
+
+        out = self.settings.render_dir
+        if out is None:
+            raise GlossaryError("this project's mkdocs.yml names no entries folder apart from docs_dir "
+                                "(extra.glossary.entries), so there is nothing to render into")
+        publish.check_folder(out, self.settings.entries_dir)
+        mode = "preview" if self.settings.preview else "publish"
+        done = publish.render_to(out, self.published_files(named_assets, directory_urls), self.render_sources(), mode)
+        self.log.info("rendered the %s site into %s: %d file(s) written, %d unchanged, %d removed", mode,
+                      display_path(out), done.written, done.kept, done.removed)
+        return done
+
+    def page_meta(self, src_uri: str) -> dict:
+        """The front-matter a builder reads from a rendered page: the entry's title and tags, as
+        MkDocs read them from the entry (the theme's <title>, the search index's tags)."""
+        entry = self.entries.get(src_uri[:-3])
+        if entry is None:
+            return {}
+        meta = {"title": " ".join(entry.title.split())}
+        if entry.raw_meta.get("tags"):
+            meta["tags"] = [str(t) for t in entry.raw_meta["tags"]]
+        return meta
+
+    def render_sources(self) -> dict[str, str]:
+        """What a render of this build is bound to (``glossary.site.publish.sources_of``)."""
+        from glossary.site import publish
+
+        return publish.sources_of(self.settings)
+
     def sitemap_pages(self) -> set[str]:
         """Docs-relative paths of the pages the sitemap lists: those a plain build publishes, so a
         preview's drafts (and tag pages only drafts carry) are never listed."""
@@ -254,6 +303,14 @@ class GlossaryBuild:
         if self.settings.preview or not self.refused:
             return []
         return leaks.find(site_dir, self.refused, [m.entry for m in self.shown_models()])
+
+
+def _with_meta(markdown: str, meta: dict) -> str:
+    """A rendered page with ``meta`` as its front-matter (JSON is YAML: every value quoted)."""
+    if not meta:
+        return markdown
+    lines = "".join(f"{key}: {json.dumps(value, ensure_ascii=False)}\n" for key, value in meta.items())
+    return f"---\n{lines}---\n{markdown}"
 
 
 def _read_manifest(site_dir: Path) -> set[str]:

@@ -24,7 +24,7 @@ from glossary.settings import GlossaryError, Settings
 from glossary.verdicts.review import Review
 from glossary.entries import images
 from glossary.entries.lead import lead_warning
-from glossary.entries.model import Entry, EntryError, parse_entry, related_problems
+from glossary.entries.model import Entry, EntryError, display_path, parse_entry, related_problems
 from measure import store
 from measure.results import Result
 
@@ -144,6 +144,7 @@ def inspect(entries_dir: Path, only: list[str] | None = None, lint: bool = True,
     except GlossaryError as err:
         general.append(Problem("lessons", "error", str(err)))
         catalog = {}
+    general += _check_render(options)
     reports = {p.stem: EntryReport(slug=p.stem, path=p) for p in paths}
     for report in reports.values():
         try:
@@ -166,6 +167,22 @@ def inspect(entries_dir: Path, only: list[str] | None = None, lint: bool = True,
             _check_figures(report, unbound)
     selected = [r for s, r in reports.items() if only is None or s in only]
     return selected, general
+
+
+def _check_render(options: Settings) -> list[Problem]:
+    """A published render (mkdocs.yml's docs_dir) older than its sources: a builder that runs none of
+    the glossary's code (Zensical) would publish it as it is."""
+    if options.publish_dir is None or options.preview:
+        return []
+    from glossary.site import publish
+
+    try:
+        stale = publish.stale_render(options.publish_dir, publish.sources_of(options))
+    except (OSError, publish.RenderError) as err:
+        return [Problem("render", "warning", f"{options.publish_dir}: {err}")]
+    return [Problem("render", "warning", f"{display_path(options.publish_dir)} is older than its sources ({why}): "
+                                         f"run `glossary render` before any builder other than mkdocs builds it")
+            for why in stale]
 
 
 def _check_code(report: EntryReport) -> None:

@@ -24,6 +24,7 @@ from glossary.verdicts import trust as trust_mod
 PREVIEW_ENV = "GLOSSARY_PREVIEW"
 MEASURE_MODES = ("auto", "always", "never")
 DEFAULT_CACHE = ".cache/glossary"  # beside mkdocs.yml, ignored by git
+DEFAULT_DOCS = "build/docs"        # the render stage's folder, where mkdocs.yml names none
 
 
 class GlossaryError(Exception):
@@ -72,8 +73,13 @@ OPTIONS: dict[str, Option] = {
     "cache_dir": Option("cache", None, str, DEFAULT_CACHE),
     "trusted_nodes": Option("trusted_nodes", None, str, trust_mod.NODES_FILE),
     "trusted_people": Option("trusted_people", None, str, trust_mod.PEOPLE_FILE),
+    # Where the entries are, when mkdocs.yml's docs_dir is the generated folder the render stage
+    # writes (glossary.site.publish); unset, docs_dir is the entries folder (test fixtures only).
+    "sources_dir": Option("entries", None, str, ""),
+    # Where a preview (GLOSSARY_PREVIEW=1, mkdocs serve) renders, apart from the published folder.
+    "preview_dir": Option("preview_docs", None, str, "build/preview"),
 }
-_PATHS = ("templates_dir", "lessons_file", "cache_dir")  # relative to mkdocs.yml's folder
+_PATHS = ("templates_dir", "lessons_file", "cache_dir", "preview_dir")  # relative to mkdocs.yml's folder
 
 
 @dataclass(frozen=True)
@@ -93,14 +99,26 @@ class Settings:
     trusted_nodes: str = trust_mod.NODES_FILE
     trusted_people: str = trust_mod.PEOPLE_FILE
     site_name: str = DEFAULT_SITE_NAME  # mkdocs.yml's site_name: the home page's heading
+    sources_dir: str = ""               # extra.glossary.entries, as written (empty: docs_dir holds the entries)
+    preview_dir: Path | None = None     # where a preview renders (glossary.site.publish)
+    publish_dir: Path | None = None     # mkdocs.yml's docs_dir where it is the render stage's folder
+
+    @property
+    def render_dir(self) -> Path | None:
+        """The folder this build renders into and builds from (None: the entries folder is docs_dir)."""
+        if not self.sources_dir:
+            return None
+        return self.preview_dir if self.preview else self.publish_dir
     overrides: tuple[str, ...] = ()     # environment variables that change what mkdocs.yml says, in words
 
     @classmethod
     def resolve(cls, entries_dir: Path, config_dir: Path, extra: dict, serving: bool,
-                environ: dict | None = None, site_name: str | None = None) -> "Settings":
+                environ: dict | None = None, site_name: str | None = None,
+                docs_dir: Path | None = None) -> "Settings":
         """The settings of a build: ``extra`` is mkdocs.yml's ``extra``; each variable of
         ``environ`` (default: the process environment) overrides its key; ``site_name`` is
-        mkdocs.yml's."""
+        mkdocs.yml's.  Where ``extra.glossary.entries`` names the entries, ``docs_dir`` (mkdocs.yml's)
+        is the folder the render stage writes, and ``entries_dir`` is replaced by the named one."""
         environ = os.environ if environ is None else environ
         given = extra.get("glossary") or {}
         if not isinstance(given, dict):
@@ -126,15 +144,21 @@ class Settings:
             values[name] = config_dir / values[name]
         preview = serving or environ.get(PREVIEW_ENV, "").strip().lower() in ("1", "true", "yes")
         name = " ".join(str(site_name or "").split()) or DEFAULT_SITE_NAME
+        publish_dir = None
+        if values["sources_dir"]:
+            entries_dir = config_dir / values["sources_dir"]
+            publish_dir = Path(docs_dir) if docs_dir is not None else config_dir / DEFAULT_DOCS
         return cls(entries_dir=entries_dir, preview=preview, trust_root=config_dir, site_name=name,
-                   overrides=tuple(overrides), **values)
+                   overrides=tuple(overrides), publish_dir=publish_dir, **values)
 
     @classmethod
     def for_project(cls, entries_dir: Path, environ: dict | None = None) -> "Settings":
         """The settings of the project whose entries are ``entries_dir`` (its mkdocs.yml is beside it)."""
         config_dir = entries_dir.resolve().parent
+        docs = read_key(config_dir / "mkdocs.yml", "docs_dir")
         return cls.resolve(entries_dir, config_dir, read_extra(config_dir / "mkdocs.yml"), serving=False,
-                           environ=environ, site_name=read_site_name(config_dir / "mkdocs.yml"))
+                           environ=environ, site_name=read_site_name(config_dir / "mkdocs.yml"),
+                           docs_dir=config_dir / docs if isinstance(docs, str) else None)
 
     def override_warnings(self) -> tuple[str, ...]:
         """One sentence per environment variable that changes this build from what mkdocs.yml says
@@ -197,12 +221,17 @@ _AnyTagLoader.add_multi_constructor("", lambda loader, suffix, node: None)
 
 def read_site_name(config_file: Path) -> str | None:
     """``site_name`` of a mkdocs.yml, for the command line (None where there is none)."""
+    name = read_key(config_file, "site_name")
+    return name if isinstance(name, str) else None
+
+
+def read_key(config_file: Path, key: str) -> Any:
+    """One top-level key of a mkdocs.yml, for the command line (None where there is none)."""
     try:
         data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_AnyTagLoader)
     except (OSError, yaml.YAMLError):
         return None
-    name = data.get("site_name") if isinstance(data, dict) else None
-    return name if isinstance(name, str) else None
+    return data.get(key) if isinstance(data, dict) else None
 
 
 def read_extra(config_file: Path) -> dict:

@@ -16,7 +16,7 @@ from mkdocs.structure.files import File, Files
 
 from glossary.build import GlossaryBuild
 from glossary.settings import GlossaryError, Settings
-from glossary.site import plots, render, sanitize, sitefiles, sitemap, tooltips
+from glossary.site import plots, publish, render, sanitize, sitefiles, sitemap, tooltips
 
 log = get_plugin_logger("glossary")
 
@@ -27,6 +27,7 @@ class _Adapter:
         self.build: GlossaryBuild | None = None
         self.sitemap_locations: set[str] | None = None  # None: no site_url, so MkDocs writes no URLs
         self.plot_urls: set[str] = set()  # the site URLs of the plots this build drew
+        self.rendered = False  # docs_dir is the render stage's folder (glossary.site.publish)
 
     def on_startup(self, command: str, dirty: bool) -> None:
         self.serving = command == "serve"
@@ -36,10 +37,14 @@ class _Adapter:
             settings = Settings.resolve(entries_dir=Path(config.docs_dir),
                                         config_dir=Path(config.config_file_path).parent,
                                         extra=dict(config.extra), serving=self.serving,
-                                        site_name=config.site_name)
+                                        site_name=config.site_name, docs_dir=Path(config.docs_dir))
             self.build = GlossaryBuild(settings=settings, log=log)
             self.build.load(measurer=self.build.measurer())
-        except GlossaryError as err:
+            self.rendered = settings.render_dir is not None
+            if self.rendered:  # the render stage writes what is published; MkDocs builds from that alone
+                rendered = self.build.render(_named_assets(config), config.use_directory_urls)
+                config["docs_dir"] = str(rendered.folder.resolve())
+        except (GlossaryError, publish.RenderError) as err:
             raise PluginError(str(err)) from None
         # Headings and the Related terms list get no tooltip (glossary.site.tooltips.ScopeExtension).
         if not any(isinstance(e, tooltips.ScopeExtension) for e in config.markdown_extensions):
@@ -47,10 +52,11 @@ class _Adapter:
         return config
 
     def on_files(self, files: Files, config) -> Files:
+        if self.rendered:  # the docs folder holds exactly what the render stage published
+            return self._after_files(files, config)
         # An allowlist: of the docs folder's files, only those the build publishes stay (theme files
         # come from elsewhere and stay); the glossary generates the rest (kernels, results, plots).
-        named = [str(a) for a in config.extra_css] + [getattr(j, "path", str(j)) for j in config.extra_javascript]
-        keep = self.build.published_sources(named)
+        keep = self.build.published_sources(_named_assets(config))
         for file in list(files):
             if file.src_dir == config.docs_dir and file.generated_by is None and file.src_uri not in keep:
                 files.remove(file)
@@ -60,6 +66,9 @@ class _Adapter:
             if (existing := files.get_file_from_path(path)) is not None:
                 files.remove(existing)
             files.append(File.generated(config, path, content=content))
+        return self._after_files(files, config)
+
+    def _after_files(self, files: Files, config) -> Files:
         self.sitemap_locations = self._sitemap_locations(files, config)
         drawn = (files.get_file_from_path(p) for p in sitefiles.plot_paths(self.build.shown_models()))
         self.plot_urls = {f.url for f in drawn if f is not None}
@@ -75,6 +84,8 @@ class _Adapter:
 
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
         page.meta = render.safe_meta(page.meta)  # the theme prints title and author unescaped
+        if self.rendered:  # rendered by the render stage already, as every builder reads it
+            return markdown
         try:
             rendered = self.build.render_page(page.file.src_uri)
         except GlossaryError as err:
@@ -98,6 +109,11 @@ class _Adapter:
         if self.sitemap_locations is not None:
             sitemap.rewrite(Path(config.site_dir), self.sitemap_locations)
         log.info("%s", self.build.summary())
+
+
+def _named_assets(config) -> list[str]:
+    """The files mkdocs.yml names itself (extra_css, extra_javascript): published as they are."""
+    return [str(a) for a in config.extra_css] + [getattr(j, "path", str(j)) for j in config.extra_javascript]
 
 
 _adapter = _Adapter()

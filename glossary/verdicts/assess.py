@@ -105,6 +105,10 @@ def assess(entry: Entry, results: dict[str, Result], policy: trust.Trust | None 
                                           f"a reviewer field written by hand does not publish"))
     refusals += [Finding("content", reason) for reason in scaffold_problems(entry)]
     refusals += [Finding("content", reason) for reason in unsafe_files(entry)]
+    refusals += [Finding("content", f"{display_path(entry.path)}: the body's HTML holds {what}, which the "
+                                    f"site would strip; remove it (raw HTML and attributes may not carry script, "
+                                    f"handlers, styles or other URL schemes)")
+                 for what in unsafe_markup(entry)]
     refusals += [Finding("spec", f"{key}: {why}") for key, why in _signature_problems(entry)]
     refusals += _result_refusals(entry, measured)
     refusals += [Finding("figures", _figure_reason(why)) for why in measured.figure_problems]
@@ -119,6 +123,22 @@ def assess(entry: Entry, results: dict[str, Result], policy: trust.Trust | None 
     return Assessment(entry=entry, results=results, review=signed, measured=measured, verdict=verdict,
                       refusals=tuple(refusals), warnings=tuple(warnings), review_key=review_key,
                       author_key=author_key, mode=policy.mode)
+
+
+# Markup the sanitizer could have to remove: a tag, an attribute list, or a link whose URL has a
+# scheme other than http(s) and mailto.  A body with none of these renders to nothing it would touch.
+_MARKUP = re.compile(r"<[A-Za-z!/?]|\{[:.#]|\{\s*[\w:-]+\s*=|\]\(\s*<?(?!https?:|mailto:)[A-Za-z][\w+.-]*:"
+                     r"|^\s*\[[^\]]+\]:\s*<?(?!https?:|mailto:)[A-Za-z][\w+.-]*:", re.MULTILINE)
+
+
+def unsafe_markup(entry: Entry) -> list[str]:
+    """What the sanitizer would remove from the entry's body (``glossary.site.sanitize.body_problems``),
+    checked only where the body has markup to check: a tag or an attribute list."""
+    if not _MARKUP.search(entry.body):  # most bodies: prose, code and bound figures only
+        return []
+    from glossary.site import sanitize
+
+    return sanitize.body_problems(entry.body)
 
 
 def unsafe_files(entry: Entry) -> list[str]:
