@@ -30,6 +30,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
+
 ROOT = Path(__file__).resolve().parent.parent
 for _path in (ROOT, ROOT / "bench"):
     if str(_path) not in sys.path:
@@ -103,6 +105,39 @@ def measure(n: int, work: Path, repeat: int) -> list[Timing]:
     out.append(timed(n, "plain, out of nav", plain_nonav, repeat))
     out.append(timed(n, "glossary, rebuild", glossary, repeat))
     return out
+
+
+def zensical_times(n: int, work: Path) -> tuple[float, float, float] | None:
+    """(glossary render, zensical build of the render, zensical build of the plain pages out of nav)
+    at ``n``, in seconds: the second builder (issue 30) beside plain Zensical on the same pages."""
+    exe = shutil.which("zensical") or str(Path(sys.executable).parent / "zensical")
+    if not Path(exe).is_file():
+        print("  zensical is not installed: its row is left out", flush=True)
+        return None
+    glossary, plain = work / f"n{n}" / "glossary", work / f"n{n}" / "plain-nonav"
+    rendered = work / f"n{n}" / "glossary-render"
+    shutil.rmtree(rendered, ignore_errors=True)
+    shutil.copytree(glossary, rendered, ignore=shutil.ignore_patterns("site", ".cache"))
+    config = yaml.safe_load((rendered / "mkdocs.yml").read_text(encoding="utf-8"))
+    config["docs_dir"] = "build/docs"
+    config.setdefault("extra", {}).setdefault("glossary", {})["entries"] = "entries"
+    (rendered / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    (rendered / "build" / "docs").mkdir(parents=True, exist_ok=True)
+
+    def run(cmd: list[str], cwd: Path) -> float:
+        start = time.perf_counter()
+        done = subprocess.run(cmd, cwd=cwd, env=build_env(), capture_output=True, text=True)
+        if done.returncode not in (0, 1):  # glossary render exits 1 for refused entries
+            raise RuntimeError(f"{' '.join(cmd)} failed in {cwd}:\n{(done.stdout + done.stderr)[-3000:]}")
+        return time.perf_counter() - start
+
+    render_s = run([sys.executable, "-m", "glossary.cli", "--entries", str(rendered / "entries"), "render"], rendered)
+    built_s = run([exe, "build"], rendered)
+    plain_s = run([exe, "build"], plain)
+    print(f"  N={n:<5} glossary render {render_s:.2f} s + zensical build {built_s:.2f} s = "
+          f"{render_s + built_s:.2f} s; plain zensical out of nav {plain_s:.2f} s: "
+          f"{(render_s + built_s) / plain_s:.2f}x", flush=True)
+    return render_s, built_s, plain_s
 
 
 def machine() -> str:
@@ -182,10 +217,18 @@ def main(argv: list[str] | None = None) -> int:
     work = opts.work or Path(tempfile.mkdtemp(prefix="glossary-build-cost-"))
     when = dt.datetime.now().astimezone().isoformat(timespec="minutes")
     timings: list[Timing] = []
+    zensical = {}
     for n in sizes:
         timings += measure(n, work, opts.repeat)
+        zensical[n] = zensical_times(n, work)
     command = "python3 bench/build_cost.py " + " ".join(argv if argv is not None else sys.argv[1:])
     text = markdown(timings, command.strip(), when)
+    rows = [(n, z) for n, z in zensical.items() if z]
+    if rows:
+        text += ("\n\n| N | glossary render | zensical build of it | together | plain zensical, out of nav | "
+                 "× plain zensical |\n|---|---|---|---|---|---|\n")
+        text += "\n".join(f"| {n:,} | {r:.2f} s | {b:.2f} s | {r + b:.2f} s | {p:.2f} s | {(r + b) / p:.2f}× |"
+                           for n, (r, b, p) in rows)
     print("\n" + text)
     if opts.markdown:
         opts.markdown.write_text(text, encoding="utf-8")

@@ -132,13 +132,13 @@ _MARKUP = re.compile(r"<[A-Za-z!/?]|\{[:.#]|\{\s*[\w:-]+\s*=|\]\(\s*<?(?!https?:
 
 
 def unsafe_markup(entry: Entry) -> list[str]:
-    """What the sanitizer would remove from the entry's body (``glossary.site.sanitize.body_problems``),
+    """What the sanitizer would remove from the entry's body (``glossary.entries.allowlist.body_problems``),
     checked only where the body has markup to check: a tag or an attribute list."""
     if not _MARKUP.search(entry.body):  # most bodies: prose, code and bound figures only
         return []
-    from glossary.site import sanitize
+    from glossary.entries import allowlist
 
-    return sanitize.body_problems(entry.body)
+    return allowlist.body_problems(entry.body)
 
 
 def unsafe_files(entry: Entry) -> list[str]:
