@@ -61,7 +61,7 @@ class GlossaryBuild:
         ``auto`` a machine without a GPU is a note, under ``always`` a WARNING (so --strict fails)."""
         if self.settings.measure == "never":
             return None
-        from glossary.measuring.plan import NoGPU, measure_entries
+        from glossary.measuring.plan import NoGPU, NoSandbox, measure_entries
         from glossary.measuring.pool import PoolError
         from glossary.measuring.progress import ConfigsLog
 
@@ -78,6 +78,8 @@ class GlossaryBuild:
                                      "the build uses recorded results", why)
                 else:
                     self.log.info("no GPU here (%s); using recorded results", why)
+            except NoSandbox as why:  # a GPU, but author code could not be confined: a WARNING, so --strict fails
+                self.log.warning("%s; the build uses recorded results", why)
             except PoolError as err:
                 raise GlossaryError(f"{OPTIONS['gpus'].env} / extra.glossary.gpus: {err}") from None
 

@@ -41,3 +41,20 @@ def test_a_failure_record_is_bounded_and_printable():
     text = bounded(huge)
     assert len(text) < MAX_ERROR_CHARS + 100 and "\x1b" not in text and "\x00" not in text
     assert text.startswith("xxx") and text.endswith("yyy") and "characters left out" in text
+
+
+def test_no_sandbox_no_measuring_with_one_line_saying_how_to_install_it(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from glossary.cli import cli
+    from measure import sandbox
+
+    write_entry(tmp_path, spec_block(DEVICE_BUFFERS, KERNEL))
+    monkeypatch.setattr(plan, "available_gpus", lambda: (GPU, ""))
+    monkeypatch.setattr(sandbox, "problem", lambda: "bubblewrap (bwrap) is not installed: install bubblewrap "
+                                                  "(Debian/Ubuntu: `apt-get install bubblewrap`)")
+    run = CliRunner().invoke(cli, ["--entries", str(tmp_path), "measure"])
+    assert run.exit_code == 1 and "nothing is measured" in run.output and "apt-get install bubblewrap" in run.output
+    with pytest.raises(plan.NoSandbox, match="apt-get install bubblewrap"):
+        plan.measure_entries(list(load_entries(tmp_path).values()), logging.getLogger("t"), available=GPU)
+    assert not (tmp_path / "term" / "results").exists()  # stopped before measuring: nothing recorded

@@ -61,6 +61,9 @@ def measure(ctx: click.Context, entries: tuple[str, ...], everything: bool, gpus
     if not available:
         raise Problems(f"no GPU to measure on here: {why}. Run `glossary measure` on the verification node "
                        f"(a machine with a CUDA GPU and pycuda: pip install -e '.[gpu]').")
+    no_sandbox = plan.sandbox_problem()
+    if no_sandbox:  # author code runs only confined: nothing is measured, so nothing unconfined is signed
+        raise Problems(no_sandbox)
     try:
         gpu_list = pool.select_gpus(gpus, available)
     except pool.PoolError as err:
