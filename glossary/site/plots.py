@@ -71,19 +71,24 @@ def alt_text(view: DeviceView) -> str:
     if _sweep(view):
         text += ", and GB/s" + (" and speedup" if any(s.ratios for s in view.sizes) else "")
         text += " across the size sweep"
-        if view.l2_bytes and _x_is_bytes(view):
+        if _marks_l2(view):
             text += " with the L2 size marked"
     for t in _point_sweeps(view.headline):
         text += f"; GB/s across the {t.names[0]} sweep at {fmt.fmt_int(view.headline.elements)} elements"
     if view.headline and view.headline.roofline:
         text += "; the measured roofline (GFLOP/s against FLOP per byte, log-log) with the ridge point marked"
-    if view.host_timed:
+    if _launch_rows(view):
         text += "; host and GPU time per launch across the sweep"
     return text
 
 
 def device_svg(view: DeviceView) -> bytes:
     """The plot of one device: GB/s per variant against the copy floor, plus the size sweep."""
+    return svgplot.figure(device_panels(view))
+
+
+def device_panels(view: DeviceView) -> list[svgplot.Panel]:
+    """The panels ``device_svg`` draws, in order (those with no data are left out when drawn)."""
     if not has_plot(view):
         raise ValueError(f"{view.gpu}: no successful measurement to plot")
     panels = [_bars(view.headline)]
@@ -95,9 +100,9 @@ def device_svg(view: DeviceView) -> bytes:
     # Panels beyond the GB/s ones (roofline, launches) go to the right, same height.
     if view.headline is not None and view.headline.roofline is not None:
         panels.append(_roofline(view))
-    if view.host_timed:
+    if _launch_rows(view):
         panels.append(_launches(view))
-    return svgplot.figure(panels)
+    return panels
 
 
 def cache_key(view: DeviceView) -> str:
@@ -311,14 +316,22 @@ def _roofline(view: DeviceView) -> svgplot.Panel:
     return panel
 
 
+def _launch_rows(view: DeviceView) -> list[VariantRow]:
+    """The variants the time-per-launch panel draws: host-timed, with several launches.  None (a
+    single copy or kernel per variant: its time is the tables' time) means no such panel."""
+    sizes = [s for s in view.sizes if s.rows]
+    if not view.host_timed or not sizes:
+        return []
+    return [r for r in sizes[0].rows if r.host_ms is not None and (r.launches or 1) > 1]
+
+
 def _launches(view: DeviceView) -> svgplot.Panel:
     """Host and GPU microseconds per launch across the sweep, per variant with several launches."""
     sizes = [s for s in view.sizes if s.rows]
     xs = _xs(view, sizes)
     panel = _size_panel(view, xs, "Time per launch across the sweep", ylabel="µs per launch",
                         yscale=svgplot.Scale(log=True), legend=("upper left", "lower right", "upper right"))
-    firsts = [r for r in sizes[0].rows if r.host_ms is not None and (r.launches or 1) > 1]
-    for i, first in enumerate(firsts):
+    for i, first in enumerate(_launch_rows(view)):
         color, name = PALETTE[i % len(PALETTE)], display_name(first)
         found = [(x, s, r) for x, s in zip(xs, sizes) for r in s.rows
                  if r.name == first.name and r.host_us_per_launch is not None]
@@ -345,9 +358,10 @@ def _xs(view: DeviceView, sizes: list[SizeView]) -> list[float]:
 def _size_panel(view: DeviceView, xs: list[float], title: str, ylabel: str,
                 yscale: svgplot.Scale = svgplot.Scale(),
                 legend: tuple[str, ...] = ("lower right", "upper right", "lower left", "upper left")) -> svgplot.Panel:
-    """A panel over a log2 size axis (working set or elements), with the L2 size marked where known."""
+    """A panel over a log2 size axis (working set or elements), with the L2 size marked where it
+    bears on the figures (``_marks_l2``)."""
     by_bytes = _x_is_bytes(view)
-    marked = by_bytes and view.l2_bytes
+    marked = _marks_l2(view)
     spanned = xs + [float(view.l2_bytes)] if marked else xs
     ticks = tuple((t, fmt.fmt_bytes(t) if by_bytes else _count(t)) for t in _ticks(spanned))
     panel = svgplot.Panel(width=svgplot.PANEL_WIDTH, title=title, xlabel="working set" if by_bytes else "elements", ylabel=ylabel,
@@ -357,6 +371,15 @@ def _size_panel(view: DeviceView, xs: list[float], title: str, ylabel: str,
         panel.refs.append(svgplot.RefLine(view.l2_bytes, at_x=True, color=L2_COLOR, dash=":", width=1.4,
                                           label=f"L2 {fmt.fmt_bytes(view.l2_bytes)}"))
     return panel
+
+
+def _marks_l2(view: DeviceView) -> bool:
+    """Whether size plots mark the L2: where the x axis is the working set and the L2 size is
+    known, unless every variant's bytes cross the host link (the plot's floor is the link floor).
+    A copy between host and device runs at the link's rate whatever the L2 holds."""
+    sizes = [s for s in view.sizes if s.rows]
+    over_link = bool(sizes) and all(s.plot_floor[1] == "link floor" for s in sizes)
+    return bool(view.l2_bytes) and _x_is_bytes(view) and not over_link
 
 
 def _ticks(xs: list[float]) -> list[float]:
