@@ -163,9 +163,25 @@ class SizeSweepMixin:
         return attr_rows(self.rows)
 
     @property
+    def attr_same(self) -> dict[str, str]:
+        """The Kernel attributes columns whose value is the same in every row (of two or more),
+        header -> that value: the table leaves them out and its lead sentence says them once."""
+        rows = self.attr_rows
+        if len(rows) < 2:
+            return {}
+        cells = {header: {getattr(a, name) for a in rows} for header, name in ATTR_COLUMNS}
+        return {header: next(iter(values)) for header, values in cells.items() if len(values) == 1}
+
+    @property
     def multi_launch_attrs(self) -> bool:
         """Whether some variant has several distinct launches (the attributes table then names kernels)."""
         return any(len(r.launch_attrs) > 1 for r in self.rows)
+
+
+# The Kernel attributes columns that can repeat down a table: (header, AttrRow property).
+ATTR_COLUMNS = (("registers/thread", "registers_text"), ("shared/block", "shared_text"),
+                ("local/thread", "local_text"), ("occupancy", "occupancy_text"),
+                ("resident warps/SM", "warps_text"), ("limited by", "limit_text"))
 
 
 @dataclass(frozen=True)
@@ -193,6 +209,26 @@ class AttrRow:
         if self.limit == "grid" and self.limit_blocks is not None:
             return f"grid (SM holds {fmt.fmt_int(self.limit_blocks)})"
         return self.limit or "–"
+
+    @property
+    def registers_text(self) -> str:
+        return fmt.fmt_int(self.registers)
+
+    @property
+    def local_text(self) -> str:
+        return fmt.fmt_bytes(self.local_bytes)
+
+    @property
+    def occupancy_text(self) -> str:
+        return fmt.percent(self.occupancy) if self.occupancy is not None else "–"
+
+    @property
+    def warps_text(self) -> str:
+        """'64 of 64': resident warps per SM of the most it holds."""
+        if self.resident_warps is None:
+            return "–"
+        most = f" of {fmt.fmt_int(self.max_warps)}" if self.max_warps else ""
+        return fmt.fmt_int(self.resident_warps) + most
 
     @property
     def shared_bytes(self) -> int:
