@@ -52,7 +52,7 @@ def _at(view: DeviceView, size: SizeView) -> str:
     """Where on the sweep a size is: its working set, or its element count."""
     if _x_is_bytes(view):
         return f"{fmt.fmt_bytes(size.working_set_bytes)} working set"
-    return f"{fmt.fmt_int(size.elements)} elements"
+    return size.label
 
 
 def has_plot(view: DeviceView) -> bool:
@@ -74,7 +74,7 @@ def alt_text(view: DeviceView) -> str:
         if _marks_l2(view):
             text += " with the L2 size marked"
     for t in _point_sweeps(view.headline):
-        text += f"; GB/s across the {t.names[0]} sweep at {fmt.fmt_int(view.headline.elements)} elements"
+        text += f"; GB/s across the {t.names[0]} sweep at {view.headline.label}"
     if view.headline and view.headline.roofline:
         text += "; the measured roofline (GFLOP/s against FLOP per byte, log-log) with the ridge point marked"
     if _launch_rows(view):
@@ -181,7 +181,7 @@ def _bars(size: SizeView) -> svgplot.Panel:
     f = (svgplot.FONT + 10) / height
     edge = n - 1 + (0.75 if above else 0.3)
     panel = svgplot.Panel(width=svgplot.PANEL_WIDTH, height=height,
-                          title=f"GB/s at {fmt.fmt_int(size.elements)} elements", xlabel="GB/s",
+                          title=f"GB/s at {size.label}", xlabel="GB/s",
                           xlim=(0.0, top * 1.22), ylim=(-0.6, (edge + 0.6 * f) / (1 - f)),
                           yticks=() if above else tuple(zip(ys, names)))
     for i, (y, r, name) in enumerate(zip(ys, rows, names)):
@@ -242,7 +242,7 @@ def _point_panel(size: SizeView, table) -> svgplot.Panel:
     log = all(v > 0 and float(v).is_integer() and int(v) & (int(v) - 1) == 0 for v in values)
     # powers of two sit evenly on a log2 axis, each value its own tick; other values get the axis's own ticks
     ticks = tuple((v, fmt.fmt_int(int(v))) for v in values) if log else None
-    panel = svgplot.Panel(width=svgplot.PANEL_WIDTH, title=f"GB/s across {name} at {fmt.fmt_int(size.elements)} elements",
+    panel = svgplot.Panel(width=svgplot.PANEL_WIDTH, title=f"GB/s across {name} at {size.label}",
                           xlabel=name, ylabel="GB/s", xscale=svgplot.Scale(log=log, base=2), xticks=ticks,
                           grid="y", ylim=(0.0, None))
     for i, (base, short) in enumerate(table.bases):
@@ -289,7 +289,7 @@ def _roofline(view: DeviceView) -> svgplot.Panel:
     rows = [r for r in size.rows if r.intensity is not None and r.gflops is not None]
     xs = [r.intensity for r in rows]
     lo, hi = min(xs + [roof.ridge]) / 2, max(xs + [roof.ridge]) * 2
-    panel = svgplot.Panel(width=svgplot.PANEL_WIDTH, title=f"Measured roofline at {fmt.fmt_int(size.elements)} elements",
+    panel = svgplot.Panel(width=svgplot.PANEL_WIDTH, title=f"Measured roofline at {size.label}",
                           xlabel="arithmetic intensity (FLOP/byte)", ylabel="GFLOP/s",
                           xscale=svgplot.Scale(log=True, base=2), yscale=svgplot.Scale(log=True), grid="xy",
                           legend=())  # always under the axes: a legend of every variant covers the points
