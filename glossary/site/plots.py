@@ -9,7 +9,6 @@ number in a label or hover title is written by ``glossary.figures.fmt``, as ever
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 import re
 import tempfile
@@ -20,12 +19,11 @@ from typing import Collection
 from urllib.parse import urljoin, urlsplit
 
 from glossary.figures import fmt
-from glossary.site import svgplot
+from glossary.site import plot_axes, svgplot
+from glossary.site.plot_axes import L2_COLOR, marks_l2, size_panel, size_xs, x_is_bytes
 from glossary.figures.views import DeviceView, SizeView, VariantRow
-from measure import units
 
 FLOOR_COLOR = "#5f6368"
-L2_COLOR = "#b0006d"
 PALETTE = ("#1f6fb4", "#e07b00", "#2a9d3f", "#c62828", "#7b52ab", "#8c564b", "#00838f", "#827717")
 
 
@@ -50,7 +48,7 @@ def _figures(row: VariantRow, floor: float | None, floor_name: str = "copy floor
 
 def _at(view: DeviceView, size: SizeView) -> str:
     """Where on the sweep a size is: its working set, or its element count."""
-    if _x_is_bytes(view):
+    if x_is_bytes(view):
         return f"{fmt.fmt_bytes(size.working_set_bytes)} working set"
     return size.label
 
@@ -71,7 +69,7 @@ def alt_text(view: DeviceView) -> str:
     if _sweep(view):
         text += ", and GB/s" + (" and speedup" if any(s.ratios for s in view.sizes) else "")
         text += " across the size sweep"
-        if _marks_l2(view):
+        if marks_l2(view):
             text += " with the L2 size marked"
     for t in _point_sweeps(view.headline):
         text += f"; GB/s across the {t.names[0]} sweep at {view.headline.label}"
@@ -106,7 +104,8 @@ def device_panels(view: DeviceView) -> list[svgplot.Panel]:
 
 
 def cache_key(view: DeviceView) -> str:
-    """A hash of everything a plot is drawn from: the view's data and the code of this module and ``svgplot``."""
+    """A hash of everything a plot is drawn from: the view's data and the code of this module,
+    ``plot_axes`` and ``svgplot``."""
     h = hashlib.sha256()
     h.update(_SOURCE_HASH.encode())
     # repr, not json.dumps(asdict(...)): every field of the frozen view, floats exact, in an
@@ -115,7 +114,8 @@ def cache_key(view: DeviceView) -> str:
     return h.hexdigest()
 
 
-_SOURCE_HASH = hashlib.sha256(Path(__file__).read_bytes() + Path(svgplot.__file__).read_bytes()).hexdigest()
+_SOURCE_HASH = hashlib.sha256(b"".join(Path(m.__file__).read_bytes() for m in (svgplot, plot_axes))
+                              + Path(__file__).read_bytes()).hexdigest()
 
 
 @dataclass
@@ -156,10 +156,6 @@ class PlotCache:
 
 def _sweep(view: DeviceView) -> bool:
     return len([s for s in view.sizes if s.rows]) > 1
-
-
-def _x_is_bytes(view: DeviceView) -> bool:
-    return all(s.working_set_bytes for s in view.sizes)
 
 
 def _bars(size: SizeView) -> svgplot.Panel:
@@ -207,8 +203,8 @@ def _bars(size: SizeView) -> svgplot.Panel:
 
 def _sweep_panel(view: DeviceView) -> svgplot.Panel:
     sizes = [s for s in view.sizes if s.rows]
-    xs = _xs(view, sizes)
-    panel = _size_panel(view, xs, "GB/s across the size sweep", ylabel="GB/s")
+    xs = size_xs(view, sizes)
+    panel = size_panel(view, xs, "GB/s across the size sweep", ylabel="GB/s")
     for i, first in enumerate(sizes[0].rows):
         name = display_name(first)
         found = [(x, s, r) for x, s in zip(xs, sizes) for r in s.rows if r.name == first.name]
@@ -259,11 +255,11 @@ def _point_panel(size: SizeView, table) -> svgplot.Panel:
 def _ratios(view: DeviceView) -> svgplot.Panel:
     """Each time ratio across the sweep, its byte ratio as a dashed line, the L2 marked."""
     sizes = [s for s in view.sizes if s.ratios]
-    xs = _xs(view, sizes)
+    xs = size_xs(view, sizes)
     names = {r.name: display_name(r) for s in sizes for r in s.rows}
     # A byte ratio of 1 (the same bytes, as for launch counts) says nothing: no dashed line then.
     bytes_differ = any(q.byte_ratio != 1 for q in sizes[0].ratios)
-    panel = _size_panel(view, xs, "Speedup across the size sweep",
+    panel = size_panel(view, xs, "Speedup across the size sweep",
                         ylabel="time ratio (dashed: byte ratio)" if bytes_differ else "time ratio")
     for i, first in enumerate(sizes[0].ratios):
         color = PALETTE[i % len(PALETTE)]
@@ -328,8 +324,8 @@ def _launch_rows(view: DeviceView) -> list[VariantRow]:
 def _launches(view: DeviceView) -> svgplot.Panel:
     """Host and GPU microseconds per launch across the sweep, per variant with several launches."""
     sizes = [s for s in view.sizes if s.rows]
-    xs = _xs(view, sizes)
-    panel = _size_panel(view, xs, "Time per launch across the sweep", ylabel="µs per launch",
+    xs = size_xs(view, sizes)
+    panel = size_panel(view, xs, "Time per launch across the sweep", ylabel="µs per launch",
                         yscale=svgplot.Scale(log=True), legend=("upper left", "lower right", "upper right"))
     for i, first in enumerate(_launch_rows(view)):
         color, name = PALETTE[i % len(PALETTE)], display_name(first)
@@ -348,50 +344,6 @@ def _line(points, color: str, label: str | None, marker: str | None = None, dash
           marker_size: float = 4.0, titles=(), title: str | None = None) -> svgplot.Series:
     return svgplot.Series(xs=tuple(p[0] for p in points), ys=tuple(p[1] for p in points), color=color, label=label,
                           dash=dash, marker=marker, marker_size=marker_size, titles=tuple(titles), title=title)
-
-
-def _xs(view: DeviceView, sizes: list[SizeView]) -> list[float]:
-    by_bytes = _x_is_bytes(view)
-    return [float(s.working_set_bytes if by_bytes else s.elements) for s in sizes]
-
-
-def _size_panel(view: DeviceView, xs: list[float], title: str, ylabel: str,
-                yscale: svgplot.Scale = svgplot.Scale(),
-                legend: tuple[str, ...] = ("lower right", "upper right", "lower left", "upper left")) -> svgplot.Panel:
-    """A panel over a log2 size axis (working set or elements), with the L2 size marked where it
-    bears on the figures (``_marks_l2``)."""
-    by_bytes = _x_is_bytes(view)
-    marked = _marks_l2(view)
-    spanned = xs + [float(view.l2_bytes)] if marked else xs
-    ticks = tuple((t, fmt.fmt_bytes(t) if by_bytes else _count(t)) for t in _ticks(spanned))
-    panel = svgplot.Panel(width=svgplot.PANEL_WIDTH, title=title, xlabel="working set" if by_bytes else "elements", ylabel=ylabel,
-                          xscale=svgplot.Scale(log=True, base=2), yscale=yscale, xticks=ticks, grid="y",
-                          ylim=(None, None) if yscale.log else (0.0, None), legend=legend)
-    if marked:
-        panel.refs.append(svgplot.RefLine(view.l2_bytes, at_x=True, color=L2_COLOR, dash=":", width=1.4,
-                                          label=f"L2 {fmt.fmt_bytes(view.l2_bytes)}"))
-    return panel
-
-
-def _marks_l2(view: DeviceView) -> bool:
-    """Whether size plots mark the L2: where the x axis is the working set and the L2 size is
-    known, unless every variant's bytes cross the host link (the plot's floor is the link floor).
-    A copy between host and device runs at the link's rate whatever the L2 holds."""
-    sizes = [s for s in view.sizes if s.rows]
-    over_link = bool(sizes) and all(s.plot_floor[1] == "link floor" for s in sizes)
-    return bool(view.l2_bytes) and _x_is_bytes(view) and not over_link
-
-
-def _ticks(xs: list[float]) -> list[float]:
-    """Powers of two spanning the data, at most six of them."""
-    lo, hi = math.floor(math.log2(min(xs))), math.ceil(math.log2(max(xs)))
-    step = max(1, math.ceil((hi - lo + 1) / 6))
-    return [2.0 ** e for e in range(lo, hi + 1, step)]
-
-
-def _count(value: float) -> str:
-    """An axis tick for a count, in binary prefixes: 64K, 1.5M."""
-    return units.binary(value, unit="", sep="")
 
 
 # An <img> as glossary.site.sanitize writes it: every attribute double-quoted, its value escaped.
