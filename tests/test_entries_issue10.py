@@ -228,7 +228,7 @@ def test_fraction_of_roof_and_launch_bound_claims(entries):
     (summary,) = claims.summarize(claims.evaluate(launch.meta.measure, device))
     assert summary.status == "holds" and summary.evaluated[0].numbers == \
         "host 360.0 µs against GPU 100.0 µs (3.60×)"
-    assert summary.skipped_note == "the claim is about chunk=1024 only"
+    assert summary.skipped_note == "the claim is about chunk = 1,024 only"
 
 
 def test_figures_for_the_new_shapes(entries):

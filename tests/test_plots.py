@@ -80,8 +80,9 @@ def test_plot_scales_transparent_and_escapes_text():
     svg = plots.device_svg(dataclasses.replace(device, sizes=tuple(
         dataclasses.replace(s, rows=(_row("a<b & c", 2000.0, 3000.0),) + s.rows) for s in device.sizes)))
     root = ET.fromstring(svg)  # parses: "<" and "&" in a variant name are escaped
-    width, height = float(root.get("width")), float(root.get("height"))
-    assert root.get("viewBox") == f"0 0 {root.get('width')} {root.get('height')}"
+    # as wide as the page's column; the viewBox gives its shape
+    assert root.get("width") == "100%" and root.get("height") is None
+    width, height = (float(v) for v in root.get("viewBox").split()[2:])
     assert root.get("font-family") == "sans-serif" and b"<image" not in svg and b"@font-face" not in svg
     assert 0 < width < 800 and 0 < height < 800
     assert b'fill="white"' not in svg.split(b">", 2)[1]  # no background rectangle: transparent
@@ -184,7 +185,7 @@ def test_text_is_never_below_the_font_size_and_figures_stack():
     root = ET.fromstring(plots.device_svg(view(sizes=3, l2=50 << 20)))
     sizes = {float(t.get("font-size")) for t in root.iter(SVG_NS + "text")}
     assert min(sizes) >= svgplot.FONT
-    assert float(root.get("width")) == svgplot.PANEL_WIDTH  # one column: a phone scales it down least
+    assert float(root.get("viewBox").split()[2]) == svgplot.PANEL_WIDTH  # one column: a phone scales it down least
 
 
 def test_a_legend_label_wider_than_the_panel_wraps_between_words():

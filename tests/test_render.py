@@ -128,12 +128,12 @@ def test_counters_carried_from_an_earlier_result_say_so_on_the_page():
         size["counters_from"] = {"captured_at": "2026-11-30T10:00:00+00:00", "fingerprint": "sha256:f",
                                  "signed_by": "nvidia-h200-node-x"}
     measured = findings.collect(entry, {"nvidia-h200": parse(data)})
-    assert [c[0] for c in measured.devices[0].carried_counters] == ["n=67108864", "n=268435456"]
+    assert [c[0] for c in measured.devices[0].carried_counters] == ["n = 67,108,864", "n = 268,435,456"]
     model = page_mod.PageModel(entry=entry, verdict=judge(entry.meta.author, entry.meta.reviewer, ()),
                                devices=measured.devices, related=(), preview=True, body=measured.body,
                                claims=measured.claims, figure_problems=measured.figure_problems)
     markdown = render.render_entry(render.make_env(ROOT / "templates"), model)
-    assert ("DRAM counters at n=67108864, n=268435456 were not profiled again: they are kept from the result "
+    assert ("DRAM counters at n = 67,108,864, n = 268,435,456 were not profiled again: they are kept from the result "
             "captured 2026-11-30 and signed by `nvidia-h200-node-x`") in markdown
     assert "were not profiled again" not in render.render_entry(
         render.make_env(ROOT / "templates"),

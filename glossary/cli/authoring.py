@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import click
+from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -124,9 +125,21 @@ def status(ctx: click.Context, as_json: bool) -> None:
             signed = (f"{rv['reviewer']} {rv['reviewed_on']} {rv['status']}"
                       f"{' ' + rv['fingerprint'] if rv['fingerprint'] else ''}") if rv["reviewer"] else "–"
             table.add_row(*(escape(str(c)) for c in (row["slug"], why, devices, stale, signed)))
-        console().print(table)
+        out = console()
+        if not out.is_terminal:
+            # piped or redirected: no terminal's width to fit, so every cell keeps its line whole
+            # (at Rich's default 80 columns a reason became a cell thirty lines tall)
+            out = Console(highlight=False, soft_wrap=True, width=_unwrapped_width(table))
+        out.print(table)
     if not all(row["publishable"] for row in rows):
         ctx.exit(1)
+
+
+def _unwrapped_width(table: Table) -> int:
+    """The width at which no cell of ``table`` wraps: every column as wide as its widest cell,
+    plus the borders and padding Rich draws (a generous 4 a column)."""
+    widths = [max([len(str(c.header))] + [len(str(cell)) for cell in c.cells]) for c in table.columns]
+    return sum(widths) + 4 * len(widths) + 4
 
 
 # -- sign ---------------------------------------------------------------------------

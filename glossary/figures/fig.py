@@ -123,7 +123,7 @@ class Figures(KernelFigures, HostFigures):
 
     def _figure(self, text: str, device: DeviceView, size: SizeView) -> Figure:
         stat = device.method.statistic if device.method else "mean"
-        return Figure(text, f"{device.gpu}, {fmt.fmt_int(size.elements)} elements, {stat}, "
+        return Figure(text, f"{device.gpu}, {size.label}, {stat}, "
                             f"captured {device.captured_on}")
 
     # -- the figures ------------------------------------------------------------
@@ -310,7 +310,7 @@ class Figures(KernelFigures, HostFigures):
         return found
 
     def _predicted_at(self, text: str, size: SizeView) -> Figure:
-        return Figure(text, f"predicted by the spec at {fmt.fmt_int(size.elements)} elements")
+        return Figure(text, f"predicted by the spec at {size.label}")
 
     def _bytes(self, variant: str) -> tuple[float, SizeView | None]:
         value = self.bytes_by_variant.get(variant)

@@ -99,6 +99,25 @@ def fmt_int(value: int) -> str:
     return f"{value:,}"
 
 
+# Parameters that name a matrix's dimensions: written as the reader writes a GEMM's size.
+_DIMENSIONS = (("m", "n", "k"), ("rows", "cols"))
+
+
+def is_dimensions(values: dict[str, int]) -> bool:
+    """Whether ``values`` name a matrix's dimensions (m, n, k or rows, cols), in that order."""
+    return tuple(values) in _DIMENSIONS
+
+
+def params(values: dict[str, int]) -> str:
+    """Problem-size or sweep parameters as a reader writes them (pure): 'n = 4,194,304',
+    'chunk = 1,024 and n = 4,194,304'; a matrix's dimensions as '4096 × 4096 × 4096' (m, n, k)
+    or '8192 × 8192' (rows, cols), the way a GEMM's size is quoted."""
+    if is_dimensions(values):
+        return " × ".join(str(v) for v in values.values())
+    parts = [f"{k} = {fmt_int(v) if isinstance(v, int) else v}" for k, v in values.items()]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
 def fmt_bytes(value: float) -> str:
     """A byte count in binary units: 50 MiB, 1 GiB (``measure.units.binary_bytes``)."""
     return units.binary_bytes(value)

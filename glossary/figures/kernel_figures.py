@@ -16,7 +16,7 @@ class KernelFigures:
 
     def _kernel(self, variant: str, attr: str, text) -> Figure:
         device, size, value = self._value(variant, attr, f"no kernel attributes recorded for {variant!r}")
-        return Figure(text(value), f"{device.gpu}, kernel attributes at {fmt.fmt_int(size.elements)} elements, "
+        return Figure(text(value), f"{device.gpu}, kernel attributes at {size.label}, "
                                    f"captured {device.captured_on}")
 
     def registers(self, variant: str) -> Figure:
@@ -59,7 +59,7 @@ class KernelFigures:
             raise NoResult(f"no counter data for metric {name!r} of {row.name!r} at this size")
         caches = "caches as the timed runs had them" if m.as_timed else "caches flushed before every kernel"
         return Figure(fmt.quantity(m.value, m.unit), f"{device.gpu}, {m.label}, Nsight Compute with the {caches}, "
-                                                     f"{fmt.fmt_int(size.elements)} elements, captured {device.captured_on}")
+                                                     f"{size.label}, captured {device.captured_on}")
 
     def predicted(self, variant: str, name: str) -> Figure:
         """A declared metric's prediction for the variant (the spec's predict)."""

@@ -18,6 +18,7 @@ from measure import results
 from measure.results import LaunchAttrs
 from measure.spec import MeasureSpec
 from measure.spec.sweep import point_name, point_words
+from glossary.figures.attributes import ATTR_COLUMNS, AttrRow, attr_rows  # noqa: F401  re-exported
 
 if TYPE_CHECKING:
     from glossary.figures.views import VariantRow
@@ -163,69 +164,19 @@ class SizeSweepMixin:
         return attr_rows(self.rows)
 
     @property
+    def attr_same(self) -> dict[str, str]:
+        """The Kernel attributes columns whose value is the same in every row (of two or more),
+        header -> that value: the table leaves them out and its lead sentence says them once."""
+        rows = self.attr_rows
+        if len(rows) < 2:
+            return {}
+        cells = {header: {getattr(a, name) for a in rows} for header, name in ATTR_COLUMNS}
+        return {header: next(iter(values)) for header, values in cells.items() if len(values) == 1}
+
+    @property
     def multi_launch_attrs(self) -> bool:
         """Whether some variant has several distinct launches (the attributes table then names kernels)."""
         return any(len(r.launch_attrs) > 1 for r in self.rows)
-
-
-@dataclass(frozen=True)
-class AttrRow:
-    """One launch's kernel attributes as the Kernel attributes table shows them."""
-
-    variant: str  # the variant's label
-    kernel: str
-    registers: int
-    static_shared_bytes: int
-    dynamic_shared_bytes: int
-    local_bytes: int
-    occupancy: float | None
-    resident_warps: int | None
-    max_warps: int | None
-    limit: str | None
-    source: str | None  # "driver" or "formula"
-    formula_blocks: int | None  # the formula's resident blocks, where the driver answered otherwise
-    resident_blocks: int | None
-    limit_blocks: int | None = None  # where the grid limits: the blocks an SM could hold
-
-    @property
-    def limit_text(self) -> str:
-        """'registers', or 'grid (SM holds 16)' where the launch has fewer blocks than an SM holds."""
-        if self.limit == "grid" and self.limit_blocks is not None:
-            return f"grid (SM holds {fmt.fmt_int(self.limit_blocks)})"
-        return self.limit or "–"
-
-    @property
-    def shared_bytes(self) -> int:
-        return self.static_shared_bytes + self.dynamic_shared_bytes
-
-    @property
-    def shared_text(self) -> str:
-        """'1 KiB', '1 KiB dynamic', '512 B static', '3 KiB (1 KiB static + 2 KiB dynamic)'."""
-        static, dynamic = self.static_shared_bytes, self.dynamic_shared_bytes
-        if static and dynamic:
-            return (f"{fmt.fmt_bytes(self.shared_bytes)} ({fmt.fmt_bytes(static)} static + "
-                    f"{fmt.fmt_bytes(dynamic)} dynamic)")
-        if static or dynamic:
-            return f"{fmt.fmt_bytes(static or dynamic)} {'static' if static else 'dynamic'}"
-        return fmt.fmt_bytes(0)
-
-    @property
-    def source_text(self) -> str:
-        """'driver', 'formula', or 'driver (formula: 12 blocks)' where the two disagree."""
-        # where the grid limits, resident blocks are the grid's; the driver's answer is the SM's limit
-        driver = self.limit_blocks if self.limit == "grid" and self.limit_blocks is not None else self.resident_blocks
-        if self.source == "driver" and self.formula_blocks is not None and self.formula_blocks != driver:
-            return f"driver (formula: {fmt.fmt_int(self.formula_blocks)} blocks)"
-        return self.source or "–"
-
-
-def attr_rows(rows) -> tuple[AttrRow, ...]:
-    """Every row's launches as table rows (pure)."""
-    return tuple(AttrRow(r.short, a.kernel, a.registers, a.static_shared_bytes, a.dynamic_shared_bytes,
-                         a.local_bytes, a.theoretical_occupancy, a.resident_warps_per_sm, a.max_warps_per_sm,
-                         a.occupancy_limit, a.occupancy_source, a.formula_blocks_per_sm, a.resident_blocks_per_sm,
-                         a.limit_blocks_per_sm)
-                 for r in rows for a in r.launch_attrs)
 
 
 @dataclass(frozen=True)

@@ -159,7 +159,10 @@ class SizeView(SizeSweepMixin, SizeHostMixin):
 
     @property
     def label(self) -> str:
-        """The size as the page names it: '16,777,216 elements'."""
+        """The size as the page names it: '16,777,216 elements', or a matrix's dimensions as a
+        GEMM's size is quoted, '4096 × 4096 × 4096'."""
+        if fmt.is_dimensions(self.params):
+            return fmt.params(self.params)
         return f"{fmt.fmt_int(self.elements)} elements"
 
     @property
@@ -302,7 +305,7 @@ def _device_view(entry: Entry, key: str, result: Result, current: str | None) ->
         imported_from=result.imported_from, stale=staleness(result, current) == "stale", environment=env,
         method=result.method, sizes=tuple(sizes), error=result.error, last_failure=result.last_failure,
         l2_bytes=env.l2_bytes,
-        carried_counters=tuple((stats.size_label(s.params), (s.counters_from.captured_at or "")[:10] or "an unknown date",
+        carried_counters=tuple((fmt.params(s.params), (s.counters_from.captured_at or "")[:10] or "an unknown date",
                                 s.counters_from.signed_by) for s in result.sizes if s.counters_from is not None))
 
 

@@ -9,7 +9,6 @@ number in a label or hover title is written by ``glossary.figures.fmt``, as ever
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 import re
 import tempfile
@@ -20,12 +19,11 @@ from typing import Collection
 from urllib.parse import urljoin, urlsplit
 
 from glossary.figures import fmt
-from glossary.site import svgplot
+from glossary.site import plot_axes, svgplot
+from glossary.site.plot_axes import L2_COLOR, marks_l2, size_panel, size_xs, x_is_bytes
 from glossary.figures.views import DeviceView, SizeView, VariantRow
-from measure import units
 
 FLOOR_COLOR = "#5f6368"
-L2_COLOR = "#b0006d"
 PALETTE = ("#1f6fb4", "#e07b00", "#2a9d3f", "#c62828", "#7b52ab", "#8c564b", "#00838f", "#827717")
 
 
@@ -50,9 +48,9 @@ def _figures(row: VariantRow, floor: float | None, floor_name: str = "copy floor
 
 def _at(view: DeviceView, size: SizeView) -> str:
     """Where on the sweep a size is: its working set, or its element count."""
-    if _x_is_bytes(view):
+    if x_is_bytes(view):
         return f"{fmt.fmt_bytes(size.working_set_bytes)} working set"
-    return f"{fmt.fmt_int(size.elements)} elements"
+    return size.label
 
 
 def has_plot(view: DeviceView) -> bool:
@@ -71,19 +69,24 @@ def alt_text(view: DeviceView) -> str:
     if _sweep(view):
         text += ", and GB/s" + (" and speedup" if any(s.ratios for s in view.sizes) else "")
         text += " across the size sweep"
-        if view.l2_bytes and _x_is_bytes(view):
+        if marks_l2(view):
             text += " with the L2 size marked"
     for t in _point_sweeps(view.headline):
-        text += f"; GB/s across the {t.names[0]} sweep at {fmt.fmt_int(view.headline.elements)} elements"
+        text += f"; GB/s across the {t.names[0]} sweep at {view.headline.label}"
     if view.headline and view.headline.roofline:
         text += "; the measured roofline (GFLOP/s against FLOP per byte, log-log) with the ridge point marked"
-    if view.host_timed:
+    if _launch_rows(view):
         text += "; host and GPU time per launch across the sweep"
     return text
 
 
 def device_svg(view: DeviceView) -> bytes:
     """The plot of one device: GB/s per variant against the copy floor, plus the size sweep."""
+    return svgplot.figure(device_panels(view))
+
+
+def device_panels(view: DeviceView) -> list[svgplot.Panel]:
+    """The panels ``device_svg`` draws, in order (those with no data are left out when drawn)."""
     if not has_plot(view):
         raise ValueError(f"{view.gpu}: no successful measurement to plot")
     panels = [_bars(view.headline)]
@@ -95,13 +98,14 @@ def device_svg(view: DeviceView) -> bytes:
     # Panels beyond the GB/s ones (roofline, launches) go to the right, same height.
     if view.headline is not None and view.headline.roofline is not None:
         panels.append(_roofline(view))
-    if view.host_timed:
+    if _launch_rows(view):
         panels.append(_launches(view))
-    return svgplot.figure(panels)
+    return panels
 
 
 def cache_key(view: DeviceView) -> str:
-    """A hash of everything a plot is drawn from: the view's data and the code of this module and ``svgplot``."""
+    """A hash of everything a plot is drawn from: the view's data and the code of this module,
+    ``plot_axes`` and ``svgplot``."""
     h = hashlib.sha256()
     h.update(_SOURCE_HASH.encode())
     # repr, not json.dumps(asdict(...)): every field of the frozen view, floats exact, in an
@@ -110,7 +114,8 @@ def cache_key(view: DeviceView) -> str:
     return h.hexdigest()
 
 
-_SOURCE_HASH = hashlib.sha256(Path(__file__).read_bytes() + Path(svgplot.__file__).read_bytes()).hexdigest()
+_SOURCE_HASH = hashlib.sha256(b"".join(Path(m.__file__).read_bytes() for m in (svgplot, plot_axes))
+                              + Path(__file__).read_bytes()).hexdigest()
 
 
 @dataclass
@@ -153,10 +158,6 @@ def _sweep(view: DeviceView) -> bool:
     return len([s for s in view.sizes if s.rows]) > 1
 
 
-def _x_is_bytes(view: DeviceView) -> bool:
-    return all(s.working_set_bytes for s in view.sizes)
-
-
 def _bars(size: SizeView) -> svgplot.Panel:
     """GB/s per variant as horizontal bars, the copy floor (the link floor for copies across the host
     link: ``plot_floor``) as a dashed line with its value.
@@ -176,7 +177,7 @@ def _bars(size: SizeView) -> svgplot.Panel:
     f = (svgplot.FONT + 10) / height
     edge = n - 1 + (0.75 if above else 0.3)
     panel = svgplot.Panel(width=svgplot.PANEL_WIDTH, height=height,
-                          title=f"GB/s at {fmt.fmt_int(size.elements)} elements", xlabel="GB/s",
+                          title=f"GB/s at {size.label}", xlabel="GB/s",
                           xlim=(0.0, top * 1.22), ylim=(-0.6, (edge + 0.6 * f) / (1 - f)),
                           yticks=() if above else tuple(zip(ys, names)))
     for i, (y, r, name) in enumerate(zip(ys, rows, names)):
@@ -202,8 +203,8 @@ def _bars(size: SizeView) -> svgplot.Panel:
 
 def _sweep_panel(view: DeviceView) -> svgplot.Panel:
     sizes = [s for s in view.sizes if s.rows]
-    xs = _xs(view, sizes)
-    panel = _size_panel(view, xs, "GB/s across the size sweep", ylabel="GB/s")
+    xs = size_xs(view, sizes)
+    panel = size_panel(view, xs, "GB/s across the size sweep", ylabel="GB/s")
     for i, first in enumerate(sizes[0].rows):
         name = display_name(first)
         found = [(x, s, r) for x, s in zip(xs, sizes) for r in s.rows if r.name == first.name]
@@ -237,7 +238,7 @@ def _point_panel(size: SizeView, table) -> svgplot.Panel:
     log = all(v > 0 and float(v).is_integer() and int(v) & (int(v) - 1) == 0 for v in values)
     # powers of two sit evenly on a log2 axis, each value its own tick; other values get the axis's own ticks
     ticks = tuple((v, fmt.fmt_int(int(v))) for v in values) if log else None
-    panel = svgplot.Panel(width=svgplot.PANEL_WIDTH, title=f"GB/s across {name} at {fmt.fmt_int(size.elements)} elements",
+    panel = svgplot.Panel(width=svgplot.PANEL_WIDTH, title=f"GB/s across {name} at {size.label}",
                           xlabel=name, ylabel="GB/s", xscale=svgplot.Scale(log=log, base=2), xticks=ticks,
                           grid="y", ylim=(0.0, None))
     for i, (base, short) in enumerate(table.bases):
@@ -254,11 +255,11 @@ def _point_panel(size: SizeView, table) -> svgplot.Panel:
 def _ratios(view: DeviceView) -> svgplot.Panel:
     """Each time ratio across the sweep, its byte ratio as a dashed line, the L2 marked."""
     sizes = [s for s in view.sizes if s.ratios]
-    xs = _xs(view, sizes)
+    xs = size_xs(view, sizes)
     names = {r.name: display_name(r) for s in sizes for r in s.rows}
     # A byte ratio of 1 (the same bytes, as for launch counts) says nothing: no dashed line then.
     bytes_differ = any(q.byte_ratio != 1 for q in sizes[0].ratios)
-    panel = _size_panel(view, xs, "Speedup across the size sweep",
+    panel = size_panel(view, xs, "Speedup across the size sweep",
                         ylabel="time ratio (dashed: byte ratio)" if bytes_differ else "time ratio")
     for i, first in enumerate(sizes[0].ratios):
         color = PALETTE[i % len(PALETTE)]
@@ -284,7 +285,7 @@ def _roofline(view: DeviceView) -> svgplot.Panel:
     rows = [r for r in size.rows if r.intensity is not None and r.gflops is not None]
     xs = [r.intensity for r in rows]
     lo, hi = min(xs + [roof.ridge]) / 2, max(xs + [roof.ridge]) * 2
-    panel = svgplot.Panel(width=svgplot.PANEL_WIDTH, title=f"Measured roofline at {fmt.fmt_int(size.elements)} elements",
+    panel = svgplot.Panel(width=svgplot.PANEL_WIDTH, title=f"Measured roofline at {size.label}",
                           xlabel="arithmetic intensity (FLOP/byte)", ylabel="GFLOP/s",
                           xscale=svgplot.Scale(log=True, base=2), yscale=svgplot.Scale(log=True), grid="xy",
                           legend=())  # always under the axes: a legend of every variant covers the points
@@ -311,14 +312,22 @@ def _roofline(view: DeviceView) -> svgplot.Panel:
     return panel
 
 
+def _launch_rows(view: DeviceView) -> list[VariantRow]:
+    """The variants the time-per-launch panel draws: host-timed, with several launches.  None (a
+    single copy or kernel per variant: its time is the tables' time) means no such panel."""
+    sizes = [s for s in view.sizes if s.rows]
+    if not view.host_timed or not sizes:
+        return []
+    return [r for r in sizes[0].rows if r.host_ms is not None and (r.launches or 1) > 1]
+
+
 def _launches(view: DeviceView) -> svgplot.Panel:
     """Host and GPU microseconds per launch across the sweep, per variant with several launches."""
     sizes = [s for s in view.sizes if s.rows]
-    xs = _xs(view, sizes)
-    panel = _size_panel(view, xs, "Time per launch across the sweep", ylabel="µs per launch",
+    xs = size_xs(view, sizes)
+    panel = size_panel(view, xs, "Time per launch across the sweep", ylabel="µs per launch",
                         yscale=svgplot.Scale(log=True), legend=("upper left", "lower right", "upper right"))
-    firsts = [r for r in sizes[0].rows if r.host_ms is not None and (r.launches or 1) > 1]
-    for i, first in enumerate(firsts):
+    for i, first in enumerate(_launch_rows(view)):
         color, name = PALETTE[i % len(PALETTE)], display_name(first)
         found = [(x, s, r) for x, s in zip(xs, sizes) for r in s.rows
                  if r.name == first.name and r.host_us_per_launch is not None]
@@ -335,40 +344,6 @@ def _line(points, color: str, label: str | None, marker: str | None = None, dash
           marker_size: float = 4.0, titles=(), title: str | None = None) -> svgplot.Series:
     return svgplot.Series(xs=tuple(p[0] for p in points), ys=tuple(p[1] for p in points), color=color, label=label,
                           dash=dash, marker=marker, marker_size=marker_size, titles=tuple(titles), title=title)
-
-
-def _xs(view: DeviceView, sizes: list[SizeView]) -> list[float]:
-    by_bytes = _x_is_bytes(view)
-    return [float(s.working_set_bytes if by_bytes else s.elements) for s in sizes]
-
-
-def _size_panel(view: DeviceView, xs: list[float], title: str, ylabel: str,
-                yscale: svgplot.Scale = svgplot.Scale(),
-                legend: tuple[str, ...] = ("lower right", "upper right", "lower left", "upper left")) -> svgplot.Panel:
-    """A panel over a log2 size axis (working set or elements), with the L2 size marked where known."""
-    by_bytes = _x_is_bytes(view)
-    marked = by_bytes and view.l2_bytes
-    spanned = xs + [float(view.l2_bytes)] if marked else xs
-    ticks = tuple((t, fmt.fmt_bytes(t) if by_bytes else _count(t)) for t in _ticks(spanned))
-    panel = svgplot.Panel(width=svgplot.PANEL_WIDTH, title=title, xlabel="working set" if by_bytes else "elements", ylabel=ylabel,
-                          xscale=svgplot.Scale(log=True, base=2), yscale=yscale, xticks=ticks, grid="y",
-                          ylim=(None, None) if yscale.log else (0.0, None), legend=legend)
-    if marked:
-        panel.refs.append(svgplot.RefLine(view.l2_bytes, at_x=True, color=L2_COLOR, dash=":", width=1.4,
-                                          label=f"L2 {fmt.fmt_bytes(view.l2_bytes)}"))
-    return panel
-
-
-def _ticks(xs: list[float]) -> list[float]:
-    """Powers of two spanning the data, at most six of them."""
-    lo, hi = math.floor(math.log2(min(xs))), math.ceil(math.log2(max(xs)))
-    step = max(1, math.ceil((hi - lo + 1) / 6))
-    return [2.0 ** e for e in range(lo, hi + 1, step)]
-
-
-def _count(value: float) -> str:
-    """An axis tick for a count, in binary prefixes: 64K, 1.5M."""
-    return units.binary(value, unit="", sep="")
 
 
 # An <img> as glossary.site.sanitize writes it: every attribute double-quoted, its value escaped.

@@ -179,6 +179,31 @@ class Panel:
         return _limits(xs, self.xlim, self.xscale, nice=False)
 
 
+def has_data(panel: Panel) -> bool:
+    """Whether ``panel`` has anything to draw: a bar, or a series point its axes can show.
+    Reference lines and labels alone (a floor, the L2 size) are no data."""
+    return bool(panel.bars) or any(
+        (x > 0 or not panel.xscale.log) and (y > 0 or not panel.yscale.log)
+        for s in panel.series for x, y in zip(s.xs, s.ys))
+
+
+def stray_points(panel: Panel) -> list[tuple[str, float, float]]:
+    """The data ``panel`` holds but its axes do not show: (what, x, y) of every series point
+    outside the axis limits or not drawable on a log axis, and every bar past them.  A plot
+    that hides its data misleads; a test holds this empty for every plot the site draws."""
+    frame = _Frame(panel, 0.0, panel.height or PLOT_HEIGHT)
+    stray = []
+    for s in panel.series:
+        for x, y in zip(s.xs, s.ys):
+            drawable = (x > 0 or not panel.xscale.log) and (y > 0 or not panel.yscale.log)
+            if not (drawable and frame.inside_x(x) and frame.inside_y(y)):
+                stray.append((s.label or s.title or "series", x, y))
+    for b in panel.bars:
+        if not (frame.inside_x(b.value) and frame.inside_y(b.y)):
+            stray.append((b.title or "bar", b.value, b.y))
+    return stray
+
+
 def _limits(values: list[float], given: tuple[float | None, float | None], scale: Scale,
             nice: bool) -> tuple[float, float, list[float]]:
     """Axis limits and automatic ticks: the data padded by 5 % (log: in log space), or given."""
@@ -411,7 +436,8 @@ def _axes(frame: _Frame) -> list[str]:
     room = frame.x1 - (frame.x0 - p.left_margin()) + 6
     # shrunk to fit the panel, never below the text size
     size = max(FONT, min(TITLE_FONT, TITLE_FONT * room / max(1.0, text_width(p.title, TITLE_FONT))))
-    out.append(_text(frame.x0 - p.left_margin() + 2, frame.y0 - 10, p.title, size=size, extra=' font-weight="bold"'))
+    out.append(_text(frame.x0 - p.left_margin() + 2, frame.y0 - 10, p.title, size=size,
+                     extra=' class="title" font-weight="bold"'))
     return out
 
 
@@ -490,13 +516,25 @@ def _clear_spot(px: float, py: float, lab: Label, placed: list) -> tuple[float, 
     return spot[:3]
 
 
+# Text sized for a phone's column (PANEL_WIDTH drawn about 388 px wide) would be half as large
+# again on a desktop's 688 px column.  Where the image is drawn wide, its own media queries (they
+# see the image's width) make the text smaller in the drawing, so it shows at about the page's
+# text size; the layout was made for the larger text, so everything still fits.
+_WIDE = ((500, 10.5, 11.5), (600, 9.0, 10.0))  # from this image width: text and title sizes
+_STYLE = "<style>" + "".join(
+    f"@media (min-width: {w}px) {{ text {{ font-size: {_n(t)}px }} text.title {{ font-size: {_n(h)}px }} }}"
+    for w, t, h in _WIDE) + "</style>"
+
+
 def figure(panels: list[Panel], plot_height: float = PLOT_HEIGHT, columns: int = 1, gap: float = 14.0) -> bytes:
     """Panels in one SVG, ``columns`` to a row, their plot areas ``plot_height`` high unless they set
     their own height.
 
     One column keeps the text legible where the page scales the image to a phone's text column.
     Legends go inside the axes at the first preferred corner where they cover no data,
-    else in rows under the axes."""
+    else in rows under the axes.  A panel with no data to draw (``has_data``) is left out:
+    empty axes with only a reference line read as a measurement that shows nothing."""
+    panels = [p for p in panels if has_data(p)]
     parts: list[str] = []
     width, top = 0.0, 0.0
     for first in range(0, len(panels), columns):
@@ -511,9 +549,10 @@ def figure(panels: list[Panel], plot_height: float = PLOT_HEIGHT, columns: int =
             left += panel.width + gap
         parts += [f'<g transform="translate(0 {_n(top)})">', *row, "</g>"]
         width, top = max(width, left - gap), top + TOP + height + bottom + 6
+    # width 100%: the page sizes the plot to its text column, the viewBox keeps its shape
     head = ('<?xml version="1.0" encoding="utf-8"?>\n'
-            f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(width)}" height="{_n(top)}" '
-            f'viewBox="0 0 {_n(width)} {_n(top)}" font-family="sans-serif">\n')
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="100%" '
+            f'viewBox="0 0 {_n(width)} {_n(top)}" font-family="sans-serif">\n{_STYLE}\n')
     return (head + "\n".join(parts) + "\n</svg>\n").encode()
 
 

@@ -180,10 +180,11 @@ def scaffold_problems(entry: Entry) -> list[str]:
     """Where the entry still holds the scaffold's TODO text (code blocks in the body excepted)."""
     meta = entry.meta
     places = [key for key, text in (("title", meta.title), ("summary", meta.summary)) if _SCAFFOLD.search(text)]
-    lines = [n for n, line in _prose_lines(entry.body) if _SCAFFOLD.search(line)]
+    first = findings.body_first_line(entry)  # lines of the file, as an editor numbers them
+    lines = [first + n - 1 for n, line in _prose_lines(entry.body) if _SCAFFOLD.search(line)]
     if lines:
         places.append("body (line" + ("s " if len(lines) > 1 else " ") + ", ".join(map(str, lines[:5]))
-                      + (", ..." if len(lines) > 5 else "") + ")")
+                      + (", ..." if len(lines) > 5 else "") + " of the file)")
     for i, lesson in enumerate(meta.lessons):
         if _SCAFFOLD.search(lesson.title) or _SCAFFOLD.search(lesson.note):
             places.append(f"lessons[{i}]")

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 from glossary.figures import fmt
 from glossary.figures.views import DeviceView, SizeView, VariantRow, counted_ratio
-from measure import stats
 from glossary.verdicts.claim_kinds import (METRIC_JUDGES, NEW_KINDS, and_ as _and, describe_new, expand, reaches as _reaches,
                                            scope_note as _scope_note, time_ratio as _time_ratio)
 from glossary.verdicts.host_claims import HOST_JUDGES, HOST_KINDS, describe_host
@@ -80,7 +79,7 @@ def short_name(spec: MeasureSpec, name: str | None) -> str | None:
 
 
 def _size_note(claim: Claim) -> str:
-    return f" (at {stats.size_label(dict(claim.size))})" if claim.size is not None else ""
+    return f" (at {fmt.params(dict(claim.size))})" if claim.size is not None else ""
 
 
 def evaluate(spec: MeasureSpec, device: DeviceView) -> list[ClaimVerdict]:
@@ -108,7 +107,7 @@ def _evaluate(claim: Claim, spec: MeasureSpec, device: DeviceView, size: SizeVie
     if scope is not None:
         return verdict("n/a", scope)
     if claim.size is not None and dict(claim.size) != dict(size.params):
-        return verdict("n/a", f"the claim is about {stats.size_label(dict(claim.size))} only")
+        return verdict("n/a", f"the claim is about {fmt.params(dict(claim.size))} only")
     if claim.sizes == "past_l2" and device.l2_bytes and size.working_set_bytes:
         if size.working_set_bytes < PAST_L2_FACTOR * device.l2_bytes:
             return verdict("n/a", f"working set {fmt.fmt_bytes(size.working_set_bytes)} is under "

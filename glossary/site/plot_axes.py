@@ -1,0 +1,61 @@
+"""The size axis the sweep panels of ``glossary.site.plots`` share: a log2 axis of working set or
+elements, its ticks, and the L2 size marked where it bears on the figures (pure)."""
+
+from __future__ import annotations
+
+import math
+
+from glossary.figures import fmt
+from glossary.figures.views import DeviceView, SizeView
+from glossary.site import svgplot
+from measure import units
+
+L2_COLOR = "#b0006d"
+
+
+def x_is_bytes(view: DeviceView) -> bool:
+    return all(s.working_set_bytes for s in view.sizes)
+
+
+def size_xs(view: DeviceView, sizes: list[SizeView]) -> list[float]:
+    by_bytes = x_is_bytes(view)
+    return [float(s.working_set_bytes if by_bytes else s.elements) for s in sizes]
+
+
+def size_panel(view: DeviceView, xs: list[float], title: str, ylabel: str,
+               yscale: svgplot.Scale = svgplot.Scale(),
+               legend: tuple[str, ...] = ("lower right", "upper right", "lower left", "upper left")) -> svgplot.Panel:
+    """A panel over a log2 size axis (working set or elements), with the L2 size marked where it
+    bears on the figures (``marks_l2``)."""
+    by_bytes = x_is_bytes(view)
+    marked = marks_l2(view)
+    spanned = xs + [float(view.l2_bytes)] if marked else xs
+    ticks = tuple((t, fmt.fmt_bytes(t) if by_bytes else count_tick(t)) for t in size_ticks(spanned))
+    panel = svgplot.Panel(width=svgplot.PANEL_WIDTH, title=title, xlabel="working set" if by_bytes else "elements", ylabel=ylabel,
+                          xscale=svgplot.Scale(log=True, base=2), yscale=yscale, xticks=ticks, grid="y",
+                          ylim=(None, None) if yscale.log else (0.0, None), legend=legend)
+    if marked:
+        panel.refs.append(svgplot.RefLine(view.l2_bytes, at_x=True, color=L2_COLOR, dash=":", width=1.4,
+                                          label=f"L2 {fmt.fmt_bytes(view.l2_bytes)}"))
+    return panel
+
+
+def marks_l2(view: DeviceView) -> bool:
+    """Whether size plots mark the L2: where the x axis is the working set and the L2 size is
+    known, unless every variant's bytes cross the host link (the plot's floor is the link floor).
+    A copy between host and device runs at the link's rate whatever the L2 holds."""
+    sizes = [s for s in view.sizes if s.rows]
+    over_link = bool(sizes) and all(s.plot_floor[1] == "link floor" for s in sizes)
+    return bool(view.l2_bytes) and x_is_bytes(view) and not over_link
+
+
+def size_ticks(xs: list[float]) -> list[float]:
+    """Powers of two spanning the data, at most six of them."""
+    lo, hi = math.floor(math.log2(min(xs))), math.ceil(math.log2(max(xs)))
+    step = max(1, math.ceil((hi - lo + 1) / 6))
+    return [2.0 ** e for e in range(lo, hi + 1, step)]
+
+
+def count_tick(value: float) -> str:
+    """An axis tick for a count, in binary prefixes: 64K, 1.5M."""
+    return units.binary(value, unit="", sep="")

@@ -1,0 +1,118 @@
+"""Issue 32, items 6 and 9, as a reader sees them: this repository's preview in Chromium at a
+desktop's 1280 px and a phone's 420 px, light and dark.  Plots are as wide as the text column with
+text near the page's size, a plot's background is the page's own in dark mode, and no identifier
+in a table breaks across lines."""
+
+from __future__ import annotations
+
+import struct
+import zlib
+
+import pytest
+
+from test_browser import browser, preview_url  # noqa: F401  the shared fixtures
+
+pytestmark = pytest.mark.browser
+
+ENTRIES = ("kernel-fusion", "pinned-memory", "cuda-graphs", "tensor-cores")
+
+# The plot's width, its column's, and the smallest and largest text as displayed (CSS px): the
+# computed font size in the plot's own document (its media queries applied) times its scale.
+TEXT_PX = """(el) => {
+  const doc = el.contentDocument, svg = doc.documentElement;
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  const px = [...doc.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize) * scale);
+  return {min: Math.min(...px), max: Math.max(...px), width: el.getBoundingClientRect().width,
+          column: el.closest('.md-typeset').getBoundingClientRect().width};
+}"""
+
+BROKEN_CODE = """() => [...document.querySelectorAll('td code, th code')]
+  .filter(c => c.offsetParent !== null && c.getClientRects().length > 1).map(c => c.textContent)"""
+
+
+def _rgb(png: bytes) -> set[tuple[int, int, int]]:
+    """The colours of a small 8-bit RGB(A) PNG, such as Chromium's screenshots (pure Python)."""
+    width, height, depth, kind = struct.unpack(">IIBB", png[16:26])
+    assert depth == 8 and kind in (2, 6)
+    pos, data = 8, b""
+    while pos < len(png):
+        size, tag = struct.unpack(">I4s", png[pos:pos + 8])
+        if tag == b"IDAT":
+            data += png[pos + 8:pos + 8 + size]
+        pos += 12 + size
+    raw, bpp = zlib.decompress(data), 4 if kind == 6 else 3
+    stride, rows, prev = width * bpp, [], bytearray(width * bpp)
+    for y in range(height):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            p = a + b - c
+            pred = [0, a, b, (a + b) // 2,
+                    a if abs(p - a) <= abs(p - b) and abs(p - a) <= abs(p - c) else b if abs(p - b) <= abs(p - c) else c][f]
+            line[i] = (line[i] + pred) & 0xFF
+        rows.append(line)
+        prev = line
+    return {tuple(r[i:i + 3]) for r in rows for i in range(0, stride, bpp)}
+
+
+def _open(browser, url: str, width: int, scheme: str):  # noqa: F811 - the fixture imported above
+    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+    context.route(lambda u: not u.startswith("http://127.0.0.1"), lambda route: route.abort())
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    page.goto(url)
+    page.evaluate("document.querySelector('header').style.visibility = 'hidden'")
+    return context, page
+
+
+def _first_plot(page):
+    plot = page.locator(".tabbed-block").first.locator("object.glossary-plot").first
+    plot.scroll_into_view_if_needed()
+    page.wait_for_function("el => el.contentDocument && el.contentDocument.querySelector('text')",
+                           arg=plot.element_handle())
+    return plot
+
+
+@pytest.mark.parametrize("width", [1280, 420])
+def test_plots_fill_the_column_with_legible_text(browser, preview_url, width):  # noqa: F811
+    for slug in ENTRIES:
+        context, page = _open(browser, preview_url + slug + "/", width, "light")
+        try:
+            m = _first_plot(page).evaluate(TEXT_PX)
+        finally:
+            context.close()
+        assert abs(m["width"] - m["column"]) <= 1, f"{slug} at {width} px: plot {m['width']} px in a {m['column']} px column"
+        assert 10 <= m["min"] and m["max"] <= 17, f"{slug} at {width} px: plot text from {m['min']:.1f} to {m['max']:.1f} px"
+
+
+@pytest.mark.parametrize("width", [1280, 420])
+def test_a_plot_has_the_page_background_in_dark_mode(browser, preview_url, width):  # noqa: F811
+    context, page = _open(browser, preview_url + "pinned-memory/", width, "dark")
+    try:
+        plot = _first_plot(page)
+        plot.evaluate("el => { el.scrollIntoView({block: 'start'}); window.scrollBy(0, -40); }")
+        box = plot.bounding_box()
+        # a blank strip at the plot's top right (right of the first title) and one just outside it
+        inside = _rgb(page.screenshot(clip={"x": box["x"] + box["width"] - 12, "y": box["y"] + 2, "width": 8, "height": 6}))
+        outside = _rgb(page.screenshot(clip={"x": box["x"] + box["width"] - 12, "y": box["y"] - 10, "width": 8, "height": 6}))
+    finally:
+        context.close()
+    assert len(outside) == 1 and inside == outside, f"plot background {inside} against the page's {outside}"
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [1280, 420])
+def test_no_identifier_in_a_table_breaks_across_lines(browser, preview_url, width, scheme):  # noqa: F811
+    broken = {}
+    for slug in ENTRIES:
+        context, page = _open(browser, preview_url + slug + "/", width, scheme)
+        try:
+            labels = page.locator(".tabbed-labels > label")
+            for k in range(max(1, labels.count())):
+                if labels.count():
+                    labels.nth(k).click()
+                broken.update({f"{slug} tab {k + 1}: {name}": True for name in page.evaluate(BROKEN_CODE)})
+        finally:
+            context.close()
+    assert not broken, f"identifiers broken across lines at {width} px: {sorted(broken)}"
