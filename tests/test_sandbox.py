@@ -279,3 +279,11 @@ def test_one_call_that_never_answers_is_stopped(tmp_path, planted, monkeypatch):
     limits = sandbox.Limits(wall_s=60, cpu_s=60, memory_bytes=2 << 30, file_bytes=64 << 20, processes=32)
     error = run_reference(entry_with(tmp_path, "spin.py", key), limits)
     assert "more than 2 s to answer one call" in error, error
+
+
+def test_what_lies_under_tmp_is_still_bound(monkeypatch):
+    """A venv or checkout under /tmp (CI clones there) must not be hidden by the sandbox's private /tmp."""
+    mounts = bwrap.Mounts(ro={"/tmp/venv": "/tmp/venv", "/entry": "/e"}, rw={"/io/out": "/tmp/scratch/out"})
+    args = bwrap.argv("bwrap", mounts, sandbox.Limits(), ["python3"])
+    tmpfs = args.index("/tmp", args.index("--tmpfs"))
+    assert tmpfs < args.index("/tmp/venv") and tmpfs < args.index("/tmp/scratch/out")

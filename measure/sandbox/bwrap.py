@@ -125,11 +125,12 @@ class Mounts:
 
 
 def argv(exe: str, mounts: Mounts, limits: Limits, command: list[str]) -> list[str]:
-    args = [exe, *_base_args()]
-    # A destination inside another is bound after it, so the outer bind does not hide it.
+    # The private /tmp first: what is bound after it may lie under /tmp (a venv or a checkout in /tmp,
+    # a scratch folder), and a tmpfs mounted later would hide it.  A destination inside another is
+    # bound after it, so the outer bind does not hide it either.
+    args = [exe, *_base_args(), "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
     for dest, src in sorted(mounts.ro.items(), key=lambda kv: kv[0].count("/")):
         args += ["--ro-bind", src, dest]
-    args += ["--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
     for dest, src in sorted(mounts.rw.items(), key=lambda kv: kv[0].count("/")):
         args += ["--bind", src, dest]
     env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "TMPDIR": "/tmp", **mounts.env}
