@@ -37,6 +37,17 @@ def render_mode(project: Path, hook: bool = True) -> Path:
     return project
 
 
+def copied(project: Path, where: Path, hook: bool = True) -> Path:
+    """A clean copy of the fixture project (nothing built or rendered), in render mode."""
+    shutil.copytree(project, where, ignore=shutil.ignore_patterns("site", "build"))
+    return render_mode(where, hook=hook)
+
+
+def zensical(project: Path) -> None:
+    run = subprocess.run([str(ZENSICAL), "build"], cwd=project, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
 @pytest.fixture(scope="module")
 def fixture(tmp_path_factory):
     site = build_fixture_site(tmp_path_factory.mktemp("render"))  # built as before: docs_dir is entries/
@@ -72,9 +83,7 @@ def test_the_rendered_site_is_the_site_the_hook_built(fixture, tmp_path):
 
 def test_a_builder_that_runs_no_glossary_code_publishes_only_the_last_gated_render(fixture, tmp_path):
     project, _ = fixture
-    clean = tmp_path / "clean"
-    shutil.copytree(project, clean, ignore=shutil.ignore_patterns("site", "build"))
-    render_mode(clean, hook=False)
+    clean = copied(project, tmp_path / "clean", hook=False)
     empty = mkdocs(clean, "build")  # a fresh clone: nothing rendered yet, so nothing to publish
     assert empty.returncode == 0, empty.stderr
     assert not any(p.name.endswith(".md") or "stream-triad" in str(p) for p in (clean / "site").rglob("*"))
@@ -88,9 +97,7 @@ def test_a_builder_that_runs_no_glossary_code_publishes_only_the_last_gated_rend
 
 def test_a_preview_render_never_reaches_the_publish_folder(fixture, tmp_path):
     project, _ = fixture
-    copy = tmp_path / "p"
-    shutil.copytree(project, copy, ignore=shutil.ignore_patterns("site", "build"))
-    render_mode(copy)
+    copy = copied(project, tmp_path / "p")
     assert glossary(copy, "render").returncode == 1
     assert glossary(copy, "render", "--preview").returncode == 0
     assert (copy / "build" / "preview" / "bank-conflict.md").is_file()
@@ -104,9 +111,7 @@ def test_a_preview_render_never_reaches_the_publish_folder(fixture, tmp_path):
 
 def test_a_render_older_than_its_sources_is_reported(fixture, tmp_path):
     project, _ = fixture
-    copy = tmp_path / "s"
-    shutil.copytree(project, copy, ignore=shutil.ignore_patterns("site", "build"))
-    render_mode(copy)
+    copy = copied(project, tmp_path / "s")
     glossary(copy, "render")
     fresh = json.loads(glossary(copy, "check", "--json").stdout)
     assert not [p for p in fresh["general"] if p["check"] == "render"]
@@ -119,9 +124,7 @@ def test_a_render_older_than_its_sources_is_reported(fixture, tmp_path):
 
 def test_the_render_folder_may_not_be_the_entries(fixture, tmp_path):
     project, _ = fixture
-    copy = tmp_path / "o"
-    shutil.copytree(project, copy, ignore=shutil.ignore_patterns("site", "build"))
-    render_mode(copy)
+    copy = copied(project, tmp_path / "o")
     config = yaml.safe_load((copy / "mkdocs.yml").read_text())
     config["docs_dir"] = "entries"
     (copy / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False))
@@ -132,11 +135,8 @@ def test_the_render_folder_may_not_be_the_entries(fixture, tmp_path):
 @needs_zensical
 def test_zensical_on_a_clean_clone_publishes_no_refused_entry(fixture, tmp_path):
     project, _ = fixture
-    clean = tmp_path / "z"
-    shutil.copytree(project, clean, ignore=shutil.ignore_patterns("site", "build"))
-    render_mode(clean)
-    run = subprocess.run([str(ZENSICAL), "build"], cwd=clean, capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stdout + run.stderr
+    clean = copied(project, tmp_path / "z")
+    zensical(clean)
     assert not list((clean / "site").rglob("stream-triad*"))
     no_trace_of_the_refused_entry(clean / "site")
 
@@ -144,12 +144,9 @@ def test_zensical_on_a_clean_clone_publishes_no_refused_entry(fixture, tmp_path)
 @needs_zensical
 def test_after_glossary_render_zensical_publishes_what_mkdocs_publishes(fixture, tmp_path):
     project, _ = fixture
-    copy = tmp_path / "zm"
-    shutil.copytree(project, copy, ignore=shutil.ignore_patterns("site", "build"))
-    render_mode(copy)
+    copy = copied(project, tmp_path / "zm")
     assert mkdocs(copy, "build", "-d", str(tmp_path / "mk")).returncode == 0
-    run = subprocess.run([str(ZENSICAL), "build"], cwd=copy, capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stdout + run.stderr
+    zensical(copy)
     no_trace_of_the_refused_entry(copy / "site")
 
     def content(site: Path) -> set[str]:  # the glossary's pages and files; theme chrome may differ
