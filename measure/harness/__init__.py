@@ -17,16 +17,45 @@ process it profiles), ``envinfo``, ``compile`` and ``run`` (``measure_entry``).
 What is exported here is the public surface; the rest is the parts' own.
 """
 
-from measure.harness.check import check_elements, nan_note
-from measure.harness.compile import cache_dir, compile_kernels, load_reference
-from measure.harness.copy_floor import copy_floor_bytes, copy_floor_record, copy_floor_regions
-from measure.harness.errors import MeasurementError
-from measure.harness.failure import failure_record
-from measure.harness.launches import Call, prepare_calls
-from measure.harness.run import measure_entry
-from measure.harness.sampling import host_part, sample_region, sampling_done
-from measure.harness.session import GpuSession, harness_source, list_gpus, probe_gpu
-from measure.harness.workspace import Workspace, fill_input, memory_shortfall
+# What each public name is, and where it lives: imported on first use (PEP 562), so that importing one
+# part of the harness (``measure.harness.phases`` for the command line's summary) does not import
+# them all, NumPy and ml-dtypes included.
+_WHERE = {
+    "Call": "measure.harness.launches",
+    "GpuSession": "measure.harness.session",
+    "MeasurementError": "measure.harness.errors",
+    "Workspace": "measure.harness.workspace",
+    "cache_dir": "measure.harness.compile",
+    "check_elements": "measure.harness.check",
+    "compile_kernels": "measure.harness.compile",
+    "copy_floor_bytes": "measure.harness.copy_floor",
+    "copy_floor_record": "measure.harness.copy_floor",
+    "copy_floor_regions": "measure.harness.copy_floor",
+    "failure_record": "measure.harness.failure",
+    "fill_input": "measure.harness.workspace",
+    "harness_source": "measure.harness.session",
+    "host_part": "measure.harness.sampling",
+    "list_gpus": "measure.harness.session",
+    "load_reference": "measure.harness.compile",
+    "measure_entry": "measure.harness.run",
+    "memory_shortfall": "measure.harness.workspace",
+    "nan_note": "measure.harness.check",
+    "prepare_calls": "measure.harness.launches",
+    "probe_gpu": "measure.harness.session",
+    "sample_region": "measure.harness.sampling",
+    "sampling_done": "measure.harness.sampling",
+}
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        import importlib
+
+        value = getattr(importlib.import_module(_WHERE[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "Call", "GpuSession", "MeasurementError", "Workspace",
