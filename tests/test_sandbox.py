@@ -287,3 +287,13 @@ def test_what_lies_under_tmp_is_still_bound(monkeypatch):
     args = bwrap.argv("bwrap", mounts, sandbox.Limits(), ["python3"])
     tmpfs = args.index("/tmp", args.index("--tmpfs"))
     assert tmpfs < args.index("/tmp/venv") and tmpfs < args.index("/tmp/scratch/out")
+
+
+def test_the_server_runs_a_reference_only_inside_the_sandbox(tmp_path):
+    """The one place an entry's reference is imported (server.serve) refuses to run anywhere but at
+    the path the sandbox binds it to: trusted code may import the module, never run an entry with it."""
+    from measure.sandbox import server
+
+    (tmp_path / "reference.py").write_text("raise SystemExit('the reference ran')\n")
+    with pytest.raises(SystemExit, match="only inside the sandbox"):
+        server.serve(str(tmp_path / "reference.py"))

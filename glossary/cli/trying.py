@@ -42,13 +42,13 @@ def try_(ctx: click.Context, entry: str, size: tuple[str, ...]) -> None:
 
     out = console()
     no_sandbox = plan.sandbox_problem()
-    if no_sandbox:  # nothing is signed or recorded here, so the author may look without one
-        out.print(f"[yellow]WARNING[/] {escape(no_sandbox.replace('so nothing is measured', 'so the entry runs unconfined'))}")
+    if no_sandbox:  # the entry's code runs confined or not at all, even for a look nothing records
+        raise Problems(no_sandbox)
     started = time.monotonic()
     try:
         data = harness.measure_entry(slug, target.folder, spec, "quick-look (not recorded)",
                                      progress=lambda line: out.print(f"[dim]{escape(line)}[/]"),
-                                     covered=set(target.kernel_files), confined=no_sandbox is None)
+                                     covered=set(target.kernel_files))
     except harness.MeasurementError as err:
         raise Problems(f"{slug}: {err}") from None
     result = results.parse_measured(data)

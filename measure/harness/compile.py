@@ -105,13 +105,13 @@ def _inside(entry_dir: Path, rel: str, what: str) -> Path:
     return path
 
 
-def load_reference(slug: str, entry_dir: Path, spec: MeasureSpec, confined: bool = True) -> SandboxedReference:
+def load_reference(slug: str, entry_dir: Path, spec: MeasureSpec) -> SandboxedReference:
     """The entry's ``reference(variant, inputs, scalars, params)``, started in the sandbox (its import
-    runs there now, so a broken one fails before any timing).  ``confined=False`` (``glossary try``
-    without bubblewrap) runs it in a plain child process: never in this one.  Close it when done."""
+    runs there now, so a broken one fails before any timing); nothing of the author's is imported
+    here.  Close it when done."""
     _inside(entry_dir, spec.reference, "reference")
     try:
-        return SandboxedReference(entry_dir, spec.reference, confined=confined, label=slug)
+        return SandboxedReference(entry_dir, spec.reference, label=slug)
     except (sandbox.ReferenceFailed, sandbox.SandboxUnavailable) as err:
         raise MeasurementError(f"{slug}: {spec.reference}: {err}") from None
 
@@ -130,7 +130,7 @@ class Built:
 
 
 def compile_kernels(slug: str, entry_dir: Path, spec: MeasureSpec, gpu: GpuSession, cache_dir: str,
-                    covered: set[str] | None = None, confined: bool = True) -> Built:
+                    covered: set[str] | None = None) -> Built:
     """Every measured variant's kernels, compiled in the sandbox once per distinct set of options and
     loaded.  ``covered``: the entry files its fingerprints hash; a compile reading another is refused."""
     options = module_options(spec, gpu.limits)
@@ -139,7 +139,7 @@ def compile_kernels(slug: str, entry_dir: Path, spec: MeasureSpec, gpu: GpuSessi
     for variant in spec.measured_variants:
         extra = options[variant.name]
         if extra not in modules:
-            modules[extra] = _build(slug, entry_dir, spec, gpu, cache_dir, extra, covered, confined)
+            modules[extra] = _build(slug, entry_dir, spec, gpu, cache_dir, extra, covered)
         functions, cubins, command = modules[extra]
         wanted = {launch.kernel for launch in variant.launches if launch.kernel}
         missing = sorted(wanted - set(functions))
@@ -153,7 +153,7 @@ def compile_kernels(slug: str, entry_dir: Path, spec: MeasureSpec, gpu: GpuSessi
 
 
 def _build(slug: str, entry_dir: Path, spec: MeasureSpec, gpu: GpuSession, cache_dir: str, extra: tuple[str, ...],
-           covered: set[str] | None, confined: bool) -> tuple[dict, dict, str]:
+           covered: set[str] | None) -> tuple[dict, dict, str]:
     """One module per source with ``extra`` options: (kernel -> function, kernel -> cubin, commands)."""
     drv = gpu.drv
     exe = find_nvcc()
@@ -169,8 +169,7 @@ def _build(slug: str, entry_dir: Path, spec: MeasureSpec, gpu: GpuSession, cache
         _inside(entry_dir, rel, "kernel source")
         try:
             compiled = sandbox.compile_source(entry_dir, rel, gpu.arch, [*spec.nvcc_flags, *extra], nvcc=exe,
-                                              covered=covered, cache=Path(cache_dir) / "cubins", version=version,
-                                              confined=confined)
+                                              covered=covered, cache=Path(cache_dir) / "cubins", version=version)
         except (sandbox.CompileFailed, sandbox.SandboxUnavailable) as err:
             raise MeasurementError(f"{slug}: nvcc failed on {rel} for {gpu.arch}{shown}:\n{err}") from None
         commands.append(compiled.command)

@@ -40,30 +40,28 @@ TIMERS = {"device": "cuda-events", "host": "host-perf-counter", "both": "cuda-ev
 def measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: str,
                   progress: Callable[[str], None] = print,
                   on_configs: Callable[[float, int], None] | None = None,
-                  prior_counters: dict | None = None, covered: set[str] | None = None,
-                  confined: bool = True) -> dict:
+                  prior_counters: dict | None = None, covered: set[str] | None = None) -> dict:
     """Measure one entry on device 0 and return its result dict (status "ok"); see ``_measure_entry``.
 
-    The reference runs in the sandbox (``confined=False``: a plain child process, for ``glossary
-    try`` only) from before the first compile to after the last comparison; ``covered`` names the
-    entry files the fingerprints hash, which are all a compile may read of the entry's folder."""
+    The reference runs in the sandbox from before the first compile to after the last comparison;
+    ``covered`` names the entry files the fingerprints hash, which are all a compile may read of the
+    entry's folder."""
     try:
         import pycuda.driver  # noqa: F401 -- fail before the sandbox starts
     except Exception as err:
         raise MeasurementError(f"pycuda cannot be imported: {err}") from None
     entry_dir = Path(entry_dir).resolve()
-    reference = nvcc.load_reference(slug, entry_dir, spec, confined=confined)
+    reference = nvcc.load_reference(slug, entry_dir, spec)
     try:
         return _measure_entry(slug, entry_dir, spec, fingerprint, progress, on_configs, prior_counters, covered,
-                              reference, confined)
+                              reference)
     finally:
         reference.close()
 
 
 def _measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: str,
                    progress: Callable[[str], None], on_configs: Callable[[float, int], None] | None,
-                   prior_counters: dict | None, covered: set[str] | None, reference: Callable,
-                   confined: bool) -> dict:
+                   prior_counters: dict | None, covered: set[str] | None, reference: Callable) -> dict:
     """The measurement itself, with the reference already started (``measure_entry``).
 
     ``progress`` gets a line of text per step; ``on_configs(done, total)`` the (size, variant)
@@ -87,7 +85,7 @@ def _measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: s
         nvml = envinfo.Nvml(gpu.dev.pci_bus_id())
         with clock.phase("compile"):
             gpu.load_harness(cache_dir)
-            built = nvcc.compile_kernels(slug, entry_dir, spec, gpu, cache_dir, covered, confined)
+            built = nvcc.compile_kernels(slug, entry_dir, spec, gpu, cache_dir, covered)
         environment = envinfo.environment(gpu, nvml, built)
         modules = len(set(built.commands.values()))
         progress(f"{slug}: compiled for {gpu.arch} on {gpu.name}" + (f" ({modules} builds)" if modules > 1 else ""))

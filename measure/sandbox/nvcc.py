@@ -69,11 +69,10 @@ def command(nvcc: str, flags: list[str], arch: str, source: str) -> list[str]:
 
 def compile_source(entry_dir: Path, source: str, arch: str, flags: list[str], *, nvcc: str,
                    covered: set[str] | None = None, cache: Path | None = None,
-                   version: str = "", confined: bool = True, limits: bwrap.Limits = LIMITS) -> Compiled:
+                   version: str = "", limits: bwrap.Limits = LIMITS) -> Compiled:
     """Compile ``entry_dir/source`` for ``arch`` in the sandbox.  ``covered``: the entry files the
     fingerprints hash (a compile that reads another one is refused); ``cache``: a folder of ours
-    for cubins; ``version``: nvcc's, part of the cache key; ``confined=False`` (``glossary try``
-    without bubblewrap only) runs the same command as a plain child process."""
+    for cubins; ``version``: nvcc's, part of the cache key.  There is no unconfined compile."""
     entry_dir = Path(entry_dir).resolve()
     # The binary itself, not a link to it: /usr/local/cuda is often a link through /etc/alternatives,
     # which the sandbox does not see.
@@ -93,7 +92,7 @@ def compile_source(entry_dir: Path, source: str, arch: str, flags: list[str], *,
             mounts.same_path(root)
         if not nvcc.startswith("/usr/") and not nvcc.startswith(str(root)):
             mounts.same_path(nvcc)
-        done = bwrap.run(bwrap.require(), mounts, limits, argv) if confined else _plain(argv, entry_dir, scratch)
+        done = bwrap.run(bwrap.require(), mounts, limits, argv)
         log = done.stderr.decode("utf-8", "replace") + done.stdout.decode("utf-8", "replace")
         if done.killed:
             raise CompileFailed(f"{shown}: stopped, {done.killed}")
@@ -102,8 +101,6 @@ def compile_source(entry_dir: Path, source: str, arch: str, flags: list[str], *,
             raise CompileFailed(f"{shown} failed (exit {done.returncode}):\n{_clean(log).strip()}")
         toolkits = (str(root), os.path.normpath(os.path.join(os.path.dirname(nvcc), "..")))
         deps = _read_limited(scratch / "deps.d", 4 << 20).decode("utf-8", "replace")
-        if not confined:
-            deps = deps.replace(f"{scratch}/", f"{OUT}/").replace(f"{entry_dir}/", f"{ENTRY}/")
         reads = entry_reads(deps, toolkits, source, covered)
         cubin = _read_limited(cubin_path, MAX_CUBIN_BYTES)
     finally:
@@ -111,18 +108,6 @@ def compile_source(entry_dir: Path, source: str, arch: str, flags: list[str], *,
     if cache:
         _store(cache, key, entry_dir, cubin, reads)
     return Compiled(cubin, reads, shown)
-
-
-def _plain(argv: list[str], entry_dir: Path, scratch: Path) -> bwrap.Finished:
-    """The confined command run as it is, with the real folders for /entry and /out."""
-    import subprocess
-
-    real = [a.replace(ENTRY, str(entry_dir), 1).replace(OUT, str(scratch), 1) for a in argv]
-    try:
-        done = subprocess.run(real, capture_output=True, timeout=LIMITS.wall_s, cwd=scratch)
-    except subprocess.TimeoutExpired:
-        return bwrap.Finished(-9, b"", b"", f"it ran past its {LIMITS.wall_s:g} s wall-clock limit")
-    return bwrap.Finished(done.returncode, done.stdout[-65536:], done.stderr[-16384:])
 
 
 def parse_deps(text: str) -> list[str]:

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from measure.sandbox import bwrap
+from measure.sandbox import bwrap, server
 from measure.sandbox.server import in_parallel, save_npy
 
 SERVER = Path(__file__).with_name("server.py")
@@ -55,16 +55,14 @@ def interpreter_mounts() -> list[str]:
 
 
 class SandboxedReference:
-    """An entry's reference, run in the sandbox (``confined=True``) or, for ``glossary try`` on a
-    machine without bubblewrap, in a plain child process of the same protocol (nothing of the
-    author's is imported into this process either way)."""
+    """An entry's reference, run in the sandbox: there is no other way to run it (nothing of the
+    author's is imported into this process, and without bubblewrap it does not start)."""
 
-    def __init__(self, entry_dir: Path, reference: str, *, confined: bool = True,
-                 limits: bwrap.Limits | None = None, label: str = "reference") -> None:
+    def __init__(self, entry_dir: Path, reference: str, *, limits: bwrap.Limits | None = None,
+                 label: str = "reference") -> None:
         self.entry_dir, self.rel, self.label = Path(entry_dir).resolve(), reference, label
-        self.confined = confined
         self.limits = limits or bwrap.Limits(wall_s=3600, cpu_s=3600, memory_bytes=16 << 30, file_bytes=8 << 30)
-        self.exe = bwrap.require() if confined else None
+        self.exe = bwrap.require()
         self.scratch = Path(tempfile.mkdtemp(prefix="glossary-sandbox-", dir=_scratch_root()))
         (self.scratch / "in").mkdir()
         self._servers: queue.LifoQueue[_Server] = queue.LifoQueue()
@@ -179,24 +177,20 @@ class _Server:
         self.owner, self.index = owner, index
         self.out = owner.scratch / f"out{index}"
         self.out.mkdir()
-        self.proc: bwrap.Confined | Any = None
+        self.proc: bwrap.Confined | None = None
         self.reads = (True, True)
 
     def open(self) -> None:
         owner = self.owner
         entry, rel = owner.entry_dir, owner.rel
         inside_ref = f"/entry/{rel}"
-        if owner.confined:
-            mounts = bwrap.Mounts(ro={"/entry": str(entry), "/io/in": str(owner.scratch / "in"),
-                                      "/sandbox/server.py": str(SERVER)},
-                                  rw={"/io/out": str(self.out)},
-                                  env={"PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1",
-                                       "PYTHONHASHSEED": "0"},
-                                  chdir="/tmp").same_path(*interpreter_mounts())
-            self.proc = bwrap.Confined(owner.exe, mounts, owner.limits,
-                                       [sys.executable, "-I", "/sandbox/server.py", inside_ref])
-        else:
-            self.proc = _Plain(entry, owner.scratch, self.out, rel)
+        mounts = bwrap.Mounts(ro={"/entry": str(entry), "/io/in": str(owner.scratch / "in"),
+                                  server.INSIDE: str(SERVER)},
+                              rw={"/io/out": str(self.out)},
+                              env={"PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"},
+                              chdir="/tmp").same_path(*interpreter_mounts())
+        self.proc = bwrap.Confined(owner.exe, mounts, owner.limits,
+                                   [sys.executable, "-I", server.INSIDE, inside_ref])
         hello = self._read()
         if not hello.get("ready"):
             raise ReferenceFailed(f"importing {rel} failed:\n{_clean(hello.get('error'))}")
@@ -240,33 +234,6 @@ class _Server:
     def close(self) -> None:
         if self.proc is not None:
             self.proc.close()
-
-
-class _Plain:
-    """The same server in a plain child process, for ``glossary try`` without bubblewrap: the paths
-    it is given are the real ones.  Offers what ``bwrap.Confined`` offers."""
-
-    def __init__(self, entry: Path, scratch: Path, out: Path, rel: str) -> None:
-        import subprocess
-        self.proc = subprocess.Popen([sys.executable, "-I", str(SERVER), str(entry / rel),
-                                      str(scratch / "in"), str(out)], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(scratch),
-                                     start_new_session=True)
-        self._stderr = bwrap._Tail(self.proc.stderr)
-        self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
-
-    def kill(self, why: str | None = None) -> None:
-        self.killed = getattr(self, "killed", None) or why
-        self.proc.kill()
-
-    def wait(self) -> bwrap.Finished:
-        code = self.proc.wait()
-        self._stderr.join()
-        return bwrap.Finished(code, b"", self._stderr.text(), getattr(self, "killed", None))
-
-    def close(self) -> None:
-        self.proc.kill()
-        self.proc.wait()
 
 
 def read_float64(path: Path, elements: int) -> np.ndarray:

@@ -25,6 +25,7 @@ from typing import Any, Callable
 
 MAX_ERROR_CHARS = 4000
 OUT_DIR = "/io/out"
+INSIDE = "/sandbox/server.py"  # where measure.sandbox.reference binds this file in the sandbox
 IN_DIR = "/io/in"
 # Builtins through which a function could read its own parameters without naming them.
 _INTROSPECTION = frozenset({"locals", "vars", "eval", "exec"})
@@ -138,6 +139,11 @@ class _Inputs:
 
 
 def serve(path: str, in_dir: str = IN_DIR, out_dir: str = OUT_DIR) -> None:
+    """Import the author's file and answer requests: only inside the sandbox, where this file is bound
+    at ``INSIDE`` (trusted code imports this module for ``reads_argument`` and the copies, and never
+    calls this)."""
+    if os.path.abspath(__file__) != INSIDE:
+        raise SystemExit(f"{__file__} runs an entry's reference only inside the sandbox, as {INSIDE}")
     channel = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     os.dup2(2, 1)  # the author's prints land on stderr, never on the protocol
     sys.stdout = sys.stderr
