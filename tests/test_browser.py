@@ -7,26 +7,18 @@ installs both (.ci/run), so there these tests run.
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
-from serving import build_preview, serve
+from serving import chromium, playwright_or_skip, build_preview, serve
 from site_fixture import REFUSED_WORDS, build_fixture_site
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 
-try:
-    from playwright.sync_api import expect, sync_playwright
-except ImportError:  # pragma: no cover - depends on the machine
-    pytest.skip("playwright is not installed (pip install -e '.[test]')", allow_module_level=True)
-if not CHROMIUM.exists() and not shutil.which("chromium"):  # pragma: no cover
-    pytest.skip("chromium is not installed (apt-get install chromium)", allow_module_level=True)
+_api = playwright_or_skip()
+expect = _api.expect
 
 
 @pytest.fixture(scope="module")
@@ -45,11 +37,8 @@ def preview_url(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    executable = str(CHROMIUM) if CHROMIUM.exists() else shutil.which("chromium")
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 @pytest.fixture

@@ -18,21 +18,13 @@ import pytest
 import yaml
 
 from conftest import ROOT, mkdocs, write_project
-from serving import serve
+from serving import chromium, playwright_or_skip, serve
 from site_fixture import fixture_config
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 
-try:
-    from playwright.sync_api import sync_playwright
-except ImportError:  # pragma: no cover - depends on the machine
-    pytest.skip("playwright is not installed (pip install -e '.[test]')", allow_module_level=True)
-if not CHROMIUM.exists() and not shutil.which("chromium"):  # pragma: no cover
-    pytest.skip("chromium is not installed (apt-get install chromium)", allow_module_level=True)
+playwright_or_skip()
 
 RUN = "window.__xss=1;alert(1)"
 IMG = f"<img src=x onerror='{RUN}'>"
@@ -137,11 +129,8 @@ def sites(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    executable = str(CHROMIUM) if CHROMIUM.exists() else shutil.which("chromium")
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 class Reader:

@@ -34,6 +34,13 @@ WATCH_INTERVAL_S = 0.05
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
+def printable(text: object, keep: int) -> str:
+    """Text from inside a sandbox, as a log or a record may show it: a string, its last ``keep``
+    characters, control characters (other than newline and tab) shown as '?'."""
+    text = (text if isinstance(text, str) else repr(text))[-keep:]
+    return "".join(c if c.isprintable() or c in "\n\t" else "?" for c in text)
+
+
 class SandboxUnavailable(RuntimeError):
     """bubblewrap is missing or cannot make a sandbox on this machine; the message says how to fix it."""
 

@@ -198,5 +198,4 @@ def _read_limited(path: Path, limit: int) -> bytes:
 
 
 def _clean(text: str) -> str:
-    text = text[-8000:]
-    return "".join(c if c.isprintable() or c in "\n\t" else "?" for c in text)
+    return bwrap.printable(text, 8000)

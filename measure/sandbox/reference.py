@@ -164,10 +164,7 @@ _NATIVE = {"float16", "float32", "float64", "int8", "int16", "int32", "int64", "
 
 
 def _clean(text: Any) -> str:
-    """Text from inside, as a log may show it: a string, printable, bounded."""
-    text = text if isinstance(text, str) else repr(text)
-    text = text[-4000:]
-    return "".join(c if c.isprintable() or c in "\n\t" else "?" for c in text)
+    return bwrap.printable(text, 4000)
 
 
 class _Server:
