@@ -12,8 +12,8 @@ mkdir -p "$out"
 export PYTHONUNBUFFERED=1 NO_MKDOCS_2_WARNING=1
 name="nvidia-h200-node-$(date -u +%Y-%m-%d-%H%M)"
 python3 -m glossary.cli node init --name "$name" > "$out/node.allowed_signers" 2>&1
-timeout 260 python3 -m glossary.cli measure --all > "$out/measure-all.log" 2>&1
-GLOSSARY_MEASURE=always timeout 60 python3 -m mkdocs build > "$out/build.log" 2>&1
+timeout 330 python3 -m glossary.cli measure --all > "$out/measure-all.log" 2>&1
+GLOSSARY_MEASURE=always timeout 90 python3 -m mkdocs build > "$out/build.log" 2>&1
 tar czf "$out/results.tgz" entries/*/results/*.json
 GLOSSARY_REFERENCE_TIMEOUT=15 timeout 130 python3 -m bench.hostile_node "$out/hn" --real kernel-fusion \
     > "$out/hostile.txt" 2>&1
