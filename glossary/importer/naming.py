@@ -49,8 +49,9 @@ def has_cjk(text: str) -> bool:
 def singular(word: str) -> str:
     """'caches' -> 'cache', 'latencies' -> 'latency', 'buses' -> 'bus' (English, the last word only)."""
     low = word.lower()
-    for plural, one in (("ies", "y"), ("sses", "ss"), ("ches", "ch"), ("shes", "sh"), ("xes", "x"),
-                        ("ses", "s"), ("s", "")):
+    if low.endswith("ches") and low[-5:-4] not in ("t", "n", "r"):
+        return word[:-1]  # 'caches', 'niches' (but 'batches', 'branches', 'marches')
+    for plural, one in (("ies", "y"), ("sses", "ss"), ("ches", "ch"), ("shes", "sh"), ("xes", "x"), ("s", "")):
         if low.endswith(plural) and not low.endswith("ss") and len(low) > len(plural) + 1:
             return word[:len(word) - len(plural)] + one
     return word
