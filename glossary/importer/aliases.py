@@ -127,6 +127,8 @@ def choose(named: list[Named], uses: dict[str, list[tuple[str, str]]]) -> tuple[
         if why:
             left[slug].append(f"{uses_said}: {why}")
             continue
+        if text.endswith("s") and is_acronym(text[:-1]) and len(text) > 2:
+            text = text[:-1]  # 'SFUs' -> 'SFU': the tooltips match its plural
         new[slug].append(text)
         forms.add(slug, text)
         taken.add(slug, text)

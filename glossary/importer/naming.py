@@ -30,7 +30,7 @@ CJK = re.compile(r"[\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\
 GENERIC_HEADS = frozenset("model models unit units law effect technique method pattern concept problem "
                           "operation operations api library toolkit".split())
 _STOP = frozenset("of the a an and or for in on to with by at as from".split())
-_PAREN = re.compile(r"\s*\(([^()]*)\)\s*")
+_PAREN = re.compile(r"\s*[(\uff08]([^()\uff08\uff09]*)[)\uff09]\s*")  # ASCII or full-width parentheses
 _SPLIT = re.compile(r"[\s\-_/]+")
 
 

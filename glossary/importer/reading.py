@@ -46,7 +46,7 @@ MAPPED_KEYS = ("title", "summary", "tags", "aliases", "abbreviations", "sources"
 # Keys other glossaries give a term's short forms: read as this tool's ``abbreviations``.
 ABBREVIATION_KEYS = ("abbreviations", "abbreviation", "abbr", "acronym", "acronyms")
 # A title that ends in its abbreviation: "Streaming Multiprocessor (SM)", "Parallel Thread eXecution (PTX)".
-_TITLE_ABBREVIATION = re.compile(r"^(?P<name>.*\S)\s*\((?P<abbr>[A-Z0-9][A-Za-z0-9+./-]{0,11})\)$")
+_TITLE_ABBREVIATION = re.compile(r"^(?P<name>.*\S)\s*[(\uff08](?P<abbr>[A-Z0-9][A-Za-z0-9+./-]{0,11})[)\uff09]$")
 
 
 @dataclass
