@@ -325,3 +325,21 @@ def test_plain_text_and_first_paragraph_of_chinese_and_figures():
     body = "![图](a.svg)\n\n线程束是一组线程。"
     start, stop = first_paragraph(body)
     assert body[start:stop] == "线程束是一组线程。" and plain_text("[线程](t.md)。") == "线程。"
+
+
+def test_the_new_passes_are_bounded_on_hostile_bodies(tmp_path):
+    import time
+
+    many = 1000  # within the markup budget (glossary.entries.markdown_budget): the import refuses more
+    body = ("A hostile term. " + " ".join(f"[`c{i}`](missing{i}.md) `x` [t{i}](/site/x/missing{i})"
+                                           for i in range(many)) + "\n\n"
+            + "\n\n".join("![a [b](c.md)](themed-image://n%d.svg)" % i for i in range(many)) + "\n")
+    images = {f"img/light-n{i}.svg": SVG for i in range(200)}
+    src = write_tree(tmp_path / "src", {"a/hostile.md": term("Hostile", body), **images,
+                                        "a/list.md": term("List", "- [x](y.md)\n" * 4000)})
+    start = time.perf_counter()
+    report = import_glossary(src, tmp_path / "entries", dry_run=True)
+    assert time.perf_counter() - start < 20
+    said = notes(report, "a/hostile.md", "links")
+    assert said.count("line ") >= 2 * many
+    assert "landing page" in notes(report, "a/list.md", "file")

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from urllib.parse import unquote
 
-from glossary.importer import files
+from glossary.importer import files, themed
 from glossary.importer.report import FileReport
 from measure.store import write_bytes_atomic
 
@@ -48,12 +48,12 @@ class Images:
         self.by_source: dict[Path, str] = {}  # resolved source file -> its name there
         # A link (or a FIFO) where the images folder should be: writing there would land elsewhere.
         self.blocked = files.real_folder(self.folder, entries_dir)
-        self._index: list[str] | None = None
+        self._index: themed.ImageIndex | None = None
 
-    def index(self) -> list[str]:
-        """Every image file of the folder (relative paths), walked once on first use (themed images)."""
+    def index(self) -> themed.ImageIndex:
+        """Every image file of the folder, walked once on first use (themed images)."""
         if self._index is None:
-            self._index = [rel for _, rel in files.walk(self.root, IMAGE_SUFFIXES).files]
+            self._index = themed.ImageIndex([rel for _, rel in files.walk(self.root, IMAGE_SUFFIXES).files])
         return self._index
 
     def place_themed(self, light: str, dark: str | None, name: str, from_rel: str, slug: str,

@@ -8,6 +8,7 @@ links (http, https, mailto) and in-page anchors stay.  Images are handed to ``as
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -112,17 +113,20 @@ class TermLinks:
     copying: bool = True  # False for a term whose entry will not be written: its images are not copied
     source_body: str = ""  # the body as read, and the file line it starts on: notes name their line
     body_line: int = 1
-    _seen: dict[str, int] = field(default_factory=dict)
+    _at: int = 0  # links are visited in the order of the body: each is looked for from the last one
+    _newlines: list[int] | None = None
+    _where: str = ""  # 'line N: ' of the image being visited
 
     def line(self, raw: str) -> str:
-        """'line N: ' for the next place ``raw`` occurs in the source file ('' where it is not found)."""
-        at = self.source_body.find(raw, self._seen.get(raw, 0))
-        if at < 0:
-            at = self.source_body.find(raw)
+        """'line N: ' for the next place ``raw`` occurs in the source file ('' where it is not found).
+        The search goes on from the last link found, so a whole body costs one pass."""
+        at = self.source_body.find(raw, self._at)
         if at < 0:
             return ""
-        self._seen[raw] = at + 1
-        return f"line {self.body_line + self.source_body.count(chr(10), 0, at)}: "
+        self._at = at + len(raw)
+        if self._newlines is None:
+            self._newlines = [i for i, c in enumerate(self.source_body) if c == "\n"]
+        return f"line {self.body_line + bisect.bisect_left(self._newlines, at)}: "
 
     def run(self, markdown: str, counting: bool = True) -> str:
         self.counting = counting
@@ -197,6 +201,7 @@ class TermLinks:
         return self.images.place(dest, self.rel, self.slug, self.report, copy=self.copying)
 
     def _image(self, link: Link) -> str:
+        self._where = self.line(link.raw) if self.counting else ""
         link = self._plain_alt(link)
         if not link.dest or re.match(r"(?i)(?:https?:)?//", link.dest):
             return link.raw  # a reference image or an external one: kept as written
@@ -205,7 +210,7 @@ class TermLinks:
             return link.text if new is None else _replace_dest(link.raw, link.dest, new)
         if re.match(r"(?i)[a-z][a-z0-9+.-]*:", link.dest):
             if self.counting:
-                self.report.note("images", f"{self.line(link.raw)}{link.dest[:60]}: not a file or an http(s) "
+                self.report.note("images", f"{self._where}{link.dest[:60]}: not a file or an http(s) "
                                            f"image; left out")
             return link.text
         new = self._place(link.dest)
@@ -218,7 +223,7 @@ class TermLinks:
             return link
         alt = plain_text(link.text)
         if self.counting:
-            self.report.note("links", f"{self.line(link.raw)}the alt text of image {link.dest[:60]} holds links; "
+            self.report.note("links", f"{self._where}the alt text of image {link.dest[:60]} holds links; "
                                       f"they became their text ({alt[:60]!r})")
         at = link.raw.index("[") + 1
         return Link(link.kind, alt, link.dest, link.raw[:at] + alt + link.raw[at + len(link.text):])
@@ -229,7 +234,7 @@ class TermLinks:
         if not self.counting:
             return None
         found = themed.pair(link.dest, self.images.index(), self.rel)
-        where = self.line(link.raw)
+        where = self._where
         if found is None:
             self.report.note("images", f"{where}{link.dest[:60]}: no light or dark image of that name in the "
                                        f"folder; the image is left out, its alt text kept")

@@ -232,9 +232,12 @@ def rewrite_links(markdown: str, visit: Visitor) -> str:
     for m in _LINKS.finditer("".join(masked)):
         while first < len(regions) and regions[first][1] <= m.start():
             first += 1
-        inner = [r for r in regions[first:] if r[0] < m.end()]
         text = m.span("text") if m.group("text") is not None else m.span("rtext")
-        if any(not (text[0] <= r[0] and r[1] <= text[1]) for r in inner):
+        inside, i = True, first
+        while i < len(regions) and regions[i][0] < m.end():  # the code regions within the match
+            inside = inside and text[0] <= regions[i][0] and regions[i][1] <= text[1]
+            i += 1
+        if not inside:
             continue  # code that is not inside the link's text: kept as typed
         out.append(markdown[at:m.start()])
         out.append(_one(_Original(m, markdown), visit))

@@ -222,10 +222,11 @@ def _take_title(term: SourceTerm, meta: dict) -> None:
         term.title = stem[:1].upper() + stem[1:]
         term.report.note("title", f"no title in the front-matter and no '# heading' opening the body; "
                                   f"the title {term.title!r} is made from the file name: check it")
-    _title_abbreviation(term)
     if len(term.title) > MAX_TITLE_CHARS:
         term.report.fail("title", f"the title is {len(term.title)} characters; at most {MAX_TITLE_CHARS} fit: "
                                   f"shorten it in the source")
+    else:
+        _title_abbreviation(term)
 
 
 def _title_abbreviation(term: SourceTerm) -> None:

@@ -23,7 +23,22 @@ def _forms(stem: str, ext: str, mode: str) -> list[str]:
             f"{mode}/{stem}{ext}"]
 
 
-def pair(dest: str, index: list[str], from_rel: str) -> tuple[str | None, str | None, str] | None:
+class ImageIndex:
+    """The images of the imported folder by file name (lower case), and 'light/NAME', 'dark/NAME'
+    for those in a folder of that name: built once, looked up per themed link."""
+
+    def __init__(self, rels: list[str]) -> None:
+        self.by_name: dict[str, list[str]] = {}
+        for rel in rels:
+            low = rel.lower()
+            self.by_name.setdefault(posixpath.basename(low), []).append(rel)
+            parent = posixpath.basename(posixpath.dirname(low))
+            if parent in ("light", "dark"):
+                self.by_name.setdefault(f"{parent}/{posixpath.basename(low)}", []).append(rel)
+        self.exts = sorted({posixpath.splitext(r)[1].lower() for r in rels})
+
+
+def pair(dest: str, index: ImageIndex, from_rel: str) -> tuple[str | None, str | None, str] | None:
     """(light file, dark file, the copy's name) for a themed image link, as paths relative to the
     imported folder (either may be None where only one is found); None where neither is."""
     match = THEMED.match(dest.strip())
@@ -32,14 +47,8 @@ def pair(dest: str, index: list[str], from_rel: str) -> tuple[str | None, str | 
     path = unquote(match.group("path").split("#")[0].split("?")[0]).strip("/")
     folder, name = posixpath.split(path)
     stem, ext = posixpath.splitext(name)
-    by_name: dict[str, list[str]] = {}
-    for rel in index:
-        low = rel.lower()
-        by_name.setdefault(posixpath.basename(low), []).append(rel)
-        parent = posixpath.basename(posixpath.dirname(low))
-        if parent in ("light", "dark"):
-            by_name.setdefault(f"{parent}/{posixpath.basename(low)}", []).append(rel)
-    exts = [ext.lower()] if ext else sorted({posixpath.splitext(r)[1].lower() for r in index})
+    by_name = index.by_name
+    exts = [ext.lower()] if ext else index.exts
     here = posixpath.dirname(from_rel).lower()
 
     def best(names: list[str]) -> str | None:
