@@ -343,3 +343,7 @@ def test_the_new_passes_are_bounded_on_hostile_bodies(tmp_path):
     said = notes(report, "a/hostile.md", "links")
     assert said.count("line ") >= 2 * many
     assert "landing page" in notes(report, "a/list.md", "file")
+
+
+def test_a_line_break_inside_chinese_text_is_no_space():
+    assert plain_text("线程束是\n一组[线程](t.md)。\nThe end\nof it") == "线程束是一组线程。 The end of it"

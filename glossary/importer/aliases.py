@@ -121,7 +121,7 @@ def choose(named: list[Named], uses: dict[str, list[tuple[str, str]]]) -> tuple[
         if slug in names:
             continue  # a spelling of the term matches it already
         term = by_slug[slug]
-        why = _left_out(text, term, names, files, taken, parts)
+        why = _left_out(text, term, names, files, n, taken, parts)
         if why is None and term.aliases + len(new[slug]) >= MAX_ALIASES:
             why = f"the term already has {MAX_ALIASES} aliases, the most an entry may have"
         if why:
@@ -135,7 +135,7 @@ def choose(named: list[Named], uses: dict[str, list[tuple[str, str]]]) -> tuple[
     return new, left
 
 
-def _left_out(text: str, term: Named, names: set[str], files: int, taken: _Forms,
+def _left_out(text: str, term: Named, names: set[str], files: int, links: int, taken: _Forms,
               parts: dict[str, set[str]]) -> str | None:
     """Why ``text`` is no alias of ``term`` (None where it is one)."""
     if _generic(text):
@@ -148,7 +148,7 @@ def _left_out(text: str, term: Named, names: set[str], files: int, taken: _Forms
         return f"it links more often to {given[0]}, whose alias it became"
     if names:
         return f"it is the name of another term ({sorted(names)[0]})"
-    reason = naming.names(text, term.title, term.slug, files)
+    reason = naming.names(text, term.title, term.slug, files, links)
     abbreviation = reason == "an abbreviation of the title"
     if not abbreviation and naming.is_common_word(text):
         return "one common word, not a name: as an alias it would mark every use of the word"
@@ -156,7 +156,7 @@ def _left_out(text: str, term: Named, names: set[str], files: int, taken: _Forms
         return "a verb form of the term's name; the term is named as the noun"
     if reason is None:
         return (f"it does not name the term (not its title, a variant of it or an abbreviation, and "
-                f"linked from fewer than {naming.SEVERAL_FILES} files)")
+                f"linked from fewer than {naming.SEVERAL_FILES} files, fewer than {naming.SEVERAL_LINKS} times)")
     if not abbreviation:
         inside = [other for form in Term(term.slug, text, "", is_acronym(text)).forms
                   for other in sorted(parts.get(form.lower(), ())) if other != term.slug]

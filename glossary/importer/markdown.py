@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from glossary.entries.masking import code_regions
 from glossary.figures.bind import unevaluated
+from glossary.importer.naming import CJK
 
 _H1 = re.compile(r"\A(?:[ \t]*\n)*[ \t]{0,3}#[ \t]+([^\n]*)(?:\n|\Z)")
 # The text of a link: brackets may nest one level (an image inside a link, "[a [b] c]").
@@ -67,6 +68,9 @@ _PLAIN = re.compile(
     r"|(?<!\w)[*_]+(?=\S)|(?<=\S)[*_]+(?!\w)")  # emphasis markers
 
 
+_CJK_BREAK = re.compile(rf"(?<={CJK.pattern}|[\u3000-\u303f\uff00-\uffef])[ \t]*\n[ \t]*(?={CJK.pattern})")
+
+
 def plain_text(markdown: str) -> str:
     """``markdown`` as plain text on one line: links become their text, code its content, emphasis,
     images and HTML tags go ('See [*warps*](warp.md)' -> 'See warps')."""
@@ -84,6 +88,7 @@ def plain_text(markdown: str) -> str:
     for _ in range(2):  # a link whose text is a code span or emphasis: two rounds take both
         text = _PLAIN.sub(one, text)
     text = re.sub(r"\x00(\d+)\x00", lambda m: codes[int(m.group(1))], text)
+    text = _CJK_BREAK.sub("", text)  # a line break inside CJK text is no space: it has none between words
     return " ".join(text.split())
 
 

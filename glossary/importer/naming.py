@@ -16,13 +16,12 @@ import functools
 import math
 import re
 
-import wordfreq
-
 # Zipf frequency (log10 of occurrences per billion words) at or above which one word is common:
 # 3 is once per million words ("compile" 3.4, "grid" 4.2, "cache" 3.6); technical words sit below
 # ("multiprocessor" 2.0, "roofline" 2.1, "scheduler" 2.7).
 COMMON_ZIPF = 3.0
-SEVERAL_FILES = 2  # a phrase that names no spelling of the term still names it when this many files link it so
+SEVERAL_FILES = 2  # a phrase that names no spelling of the term still names it when this many files link it so,
+SEVERAL_LINKS = 3  # or this many links
 MAX_ALIAS_WORDS = 4
 CJK = re.compile(r"[\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
                  r"\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f]")
@@ -66,7 +65,15 @@ def key(text: str) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _chinese() -> dict[str, float]:
+    import wordfreq  # on first use: it takes half a second to import, and most commands never ask
+
     return wordfreq.get_frequency_dict("zh")
+
+
+def _zipf(word: str) -> float:
+    import wordfreq
+
+    return wordfreq.zipf_frequency(word, "en")
 
 
 @functools.lru_cache(maxsize=8192)
@@ -85,7 +92,7 @@ def is_common_word(text: str) -> bool:
         if low.endswith(ending) and len(low) > len(ending) + 2:
             stem = low[:-len(ending)]
             forms |= {stem, stem + "e"} | ({stem[:-1]} if len(stem) > 2 and stem[-1] == stem[-2] else set())
-    return max(wordfreq.zipf_frequency(f, "en") for f in forms) >= COMMON_ZIPF
+    return max(_zipf(f) for f in forms) >= COMMON_ZIPF
 
 
 def initials(title: str) -> set[str]:
@@ -116,17 +123,17 @@ def variants(title: str, slug: str) -> set[str]:
     return {v for v in out if v}
 
 
-def names(text: str, title: str, slug: str, files: int) -> str | None:
+def names(text: str, title: str, slug: str, files: int, links: int = 0) -> str | None:
     """Why ``text`` names the term (a short phrase for the report), or None where it does not.
-    ``files`` is how many files link the term with it."""
+    ``files`` is how many files link the term with it, ``links`` how many links."""
     bare = text[:-1] if text.endswith("s") and len(text) > 2 and text[:-1].isupper() else text
     if any(c.isalpha() for c in bare) and all(c.isupper() or not c.isalpha() for c in bare) \
             and bare.replace(" ", "") in {i.replace(" ", "") for i in initials(title)}:
         return "an abbreviation of the title"
     if key(text) in variants(title, slug):
         return "a variant of the title"
-    if files >= SEVERAL_FILES:
-        return f"the text {files} files link it with"
+    if files >= SEVERAL_FILES or links >= SEVERAL_LINKS:
+        return f"the text {links} links from {files} files give it"
     return None
 
 
