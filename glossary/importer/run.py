@@ -254,7 +254,7 @@ def _question_alias(term: SourceTerm) -> list[str]:
         name, where = (cjk.group("after") or cjk.group("before")).strip(), "the question"
     elif _QUESTION.match(name + "?"):
         asked = _WHAT_IS.match(term.title)
-        name, where = ("", "") if asked is None else (_singular(asked.group(2)) if asked.group(1).lower() == "are"
+        name, where = ("", "") if asked is None else (naming.singular(asked.group(2)) if asked.group(1).lower() == "are"
                                                        else asked.group(2), "the question")
     spellings = [term.title, *term.abbreviations, *term.aliases]
     if not name or any(s.casefold() == name.casefold() for s in spellings) or len(term.aliases) >= MAX_ALIASES:
@@ -262,14 +262,6 @@ def _question_alias(term: SourceTerm) -> list[str]:
     term.report.note("aliases", f"the title is a question; {where} gives the term's name {name!r}, added as an "
                                 f"alias so prose that says it gets the tooltip")
     return [name]
-
-
-def _singular(words: str) -> str:
-    """'tensor cores' -> 'tensor core', 'caches' -> 'cache', 'latencies' -> 'latency' (the last word)."""
-    for plural, one in (("ies", "y"), ("sses", "ss"), ("ches", "ch"), ("shes", "sh"), ("xes", "x"), ("s", "")):
-        if words.endswith(plural) and not words.endswith("ss"):
-            return words[:-len(plural)] + one
-    return words
 
 
 def _add_aliases(terms: list[SourceTerm], drafts: list[Draft], links: list[list[tuple[str, str]]]) -> None:
