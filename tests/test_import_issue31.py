@@ -347,3 +347,17 @@ def test_the_new_passes_are_bounded_on_hostile_bodies(tmp_path):
 
 def test_a_line_break_inside_chinese_text_is_no_space():
     assert plain_text("线程束是\n一组[线程](t.md)。\nThe end\nof it") == "线程束是一组线程。 The end of it"
+
+
+def test_a_term_in_a_folder_of_its_own_is_no_landing_page(tmp_path):
+    src = write_tree(tmp_path / "src", {
+        "warp/warp.md": term("Warp", "A warp is 32 threads.\n\n![Lanes](lanes.svg)\n"), "warp/lanes.svg": SVG,
+        "core/thread.md": term("Thread", "A thread runs.\n"), "core/block.md": term("Block", "A block of threads.\n"),
+        "table.md": term("CUDA tools", "The CUDA tools are the programs of the toolkit that build, check and "
+                                       "profile CUDA code; each has a page of its own, and the table below says "
+                                       "which one a task needs and how often it is used in practice by the "
+                                       "teams that write kernels every day, from the first build to the "
+                                       "last profile of a release, on every machine they run.\n\n"
+                         + "".join(f"| [tool {i}](core/thread.md) | what tool {i} does |\n" for i in range(8)))})
+    report = import_glossary(src, tmp_path / "entries", dry_run=True)
+    assert sorted(f.slug for f in report.imported) == ["block", "table", "thread", "warp"]

@@ -39,6 +39,7 @@ SITE_PAGES = ("contributors", "contributing", "authors", "changelog", "license",
 # A page whose text is mostly list items (or table rows) that link somewhere lists pages: a landing page.
 LIST_SHARE = 0.6
 LIST_ITEMS = 4
+LIST_PROSE = 400  # ...with at most this many characters of other text (a term's definition is longer)
 _LINK_ITEM = re.compile(r"(?:[-*+]|\d+[.)]|\|)[ \t][^\n]*\]\(")
 _EMPTY_FRONT = re.compile(r"\A---[ \t]*\r?\n---[ \t]*(?:\r?\n|\Z)")
 # Front-matter keys this tool has; any other key is reported as not mapped.
@@ -85,12 +86,11 @@ def read_terms(src: Path, report: ImportReport, landing: set[str] | None = None)
                             f"imported at once: import it section by section", "error")
         paths = paths[:MAX_IMPORT_FILES]
     root = Path(os.path.realpath(src))
-    folders = {rel.rsplit("/", 1)[0] for _, rel in paths if "/" in rel}
-    folders |= {f.rsplit("/", i)[0] for f in list(folders) for i in range(1, f.count("/") + 1)}
+    sections = _sections([rel for _, rel in paths])
     for path, rel in paths:
         file_report = FileReport(rel)
         report.files.append(file_report)
-        why = landing_page(rel, folders)
+        why = landing_page(rel, sections)
         if why is None:
             term = read_term(path, rel, file_report, root)
             why = None if term is None else listing_page(term.body)
@@ -105,32 +105,50 @@ def read_terms(src: Path, report: ImportReport, landing: set[str] | None = None)
     return terms
 
 
-def landing_page(rel: str, folders: set[str]) -> str | None:
+def _sections(rels: list[str]) -> dict[str, set[str]]:
+    """Section folders, as folder -> the slugs of the sections directly in it ('' for the top): a
+    section holds two term files or more, or a section of its own.  A folder of one term file is
+    that term's bundle ('warp/warp.md' beside its images), no section."""
+    counts: dict[str, int] = {}
+    for rel in rels:
+        if "/" in rel:
+            counts[rel.rsplit("/", 1)[0]] = counts.get(rel.rsplit("/", 1)[0], 0) + 1
+    folders = {f for f, n in counts.items() if n >= 2}
+    folders |= {f.rsplit("/", i)[0] for f in list(folders) for i in range(1, f.count("/") + 1)}
+    out: dict[str, set[str]] = {}
+    for f in folders:
+        parent, _, name = f.rpartition("/")
+        out.setdefault(parent, set()).add(slugify(name))
+        out.setdefault(f, set())
+    return out
+
+
+def landing_page(rel: str, sections: dict[str, set[str]]) -> str | None:
     """Why the file at ``rel`` is a landing page by its name (None where its name is a term's):
     'index.md', 'README.md', a page about the site ('contributors.md'), a file named like the
-    folder it is in ('device-hardware/device-hardware.md') or like a folder beside it
-    ('device-hardware.md' next to 'device-hardware/')."""
+    section folder it is in ('device-hardware/device-hardware.md') or like a section folder
+    beside it ('device-hardware.md' next to 'device-hardware/'); ``sections`` is ``_sections``."""
     stem = slugify(Path(rel).stem)
     parent = rel.rsplit("/", 1)[0] if "/" in rel else ""
     if Path(rel).stem.lower() in SECTION_PAGES:
         return f"{Path(rel).name} introduces its folder"
     if stem in SITE_PAGES:
         return "a page about the glossary itself"
-    if parent and stem == slugify(parent.rsplit("/", 1)[-1]):
+    if parent and parent in sections and stem == slugify(parent.rsplit("/", 1)[-1]):
         return f"named like its folder {parent}/"
-    beside = {slugify(f.rsplit("/", 1)[-1]) for f in folders if (f.rsplit("/", 1)[0] if "/" in f else "") == parent}
-    if stem in beside:
+    if stem in sections.get(parent, ()):
         return f"named like the folder {(parent + '/' if parent else '')}{Path(rel).stem}/ beside it"
     return None
 
 
 def listing_page(body: str) -> str | None:
     """Why ``body`` is a page that lists other pages (None where it is a term's): at least LIST_ITEMS
-    list items or table rows with a link, holding LIST_SHARE or more of its text."""
+    list items or table rows with a link, holding LIST_SHARE or more of its text, and at most
+    LIST_PROSE characters of anything else."""
     lines = [line.strip() for line in body.splitlines() if line.strip()]
     items = [line for line in lines if _LINK_ITEM.match(line)]
     text, listed = sum(map(len, lines)), sum(map(len, items))
-    if len(items) >= LIST_ITEMS and text and listed / text >= LIST_SHARE:
+    if len(items) >= LIST_ITEMS and text and listed / text >= LIST_SHARE and text - listed <= LIST_PROSE:
         return f"{len(items)} list items of links make up {listed / text:.0%} of its text"
     return None
 
