@@ -361,3 +361,11 @@ def test_a_term_in_a_folder_of_its_own_is_no_landing_page(tmp_path):
                          + "".join(f"| [tool {i}](core/thread.md) | what tool {i} does |\n" for i in range(8)))})
     report = import_glossary(src, tmp_path / "entries", dry_run=True)
     assert sorted(f.slug for f in report.imported) == ["block", "table", "thread", "warp"]
+
+
+def test_a_rename_or_merge_of_no_term_is_an_error(tmp_path):
+    src = write_tree(tmp_path / "src", {"a/warp.md": term("Warp", "A warp.\n")})
+    report = import_glossary(src, tmp_path / "entries", dry_run=True, renames={"wrap": "x"}, merges={"thred": ""})
+    assert not report.ok
+    said = " | ".join(n.message for n in report.general)
+    assert "--rename wrap: no term" in said and "--merge-into thred: no term" in said

@@ -23,8 +23,9 @@ COMMON_ZIPF = 3.0
 SEVERAL_FILES = 2  # a phrase that names no spelling of the term still names it when this many files link it so,
 SEVERAL_LINKS = 3  # or this many links
 MAX_ALIAS_WORDS = 4
+# Scripts written without spaces between words: Han, kana, bopomofo (Korean's Hangul has spaces).
 CJK = re.compile(r"[\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
-                 r"\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f]")
+                 r"\uf900-\ufaff\uff66-\uff9f]")
 # Title words dropped from the end where prose names the thing by what is left ("the roofline").
 GENERIC_HEADS = frozenset("model models unit units law effect technique method pattern concept problem "
                           "operation operations api library toolkit".split())

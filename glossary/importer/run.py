@@ -48,7 +48,7 @@ def import_glossary(src: Path, entries_dir: Path, *, dry_run: bool = False, over
     landing: set[str] = set()
     terms = read_terms(src, report, landing)
     existing = {p.stem for p in entries_dir.glob("*.md")} if entries_dir.is_dir() else set()
-    writable, merged = _name(terms, entries_dir, overwrite, renames or {}, merges or {}, existing)
+    writable, merged = _name(terms, entries_dir, overwrite, renames or {}, merges or {}, existing, report)
     targets = Targets({t.rel: t.slug for t in terms}, existing, landing, merged)
     terms = [t for t in terms if t.slug not in merged]
     images = Images(src, entries_dir, dry_run)
@@ -68,7 +68,7 @@ def import_glossary(src: Path, entries_dir: Path, *, dry_run: bool = False, over
 
 
 def _name(terms: list[SourceTerm], entries_dir: Path, overwrite: bool, renames: dict[str, str],
-          merges: dict[str, str], existing_slugs: set[str]) -> tuple[set[str], dict[str, str]]:
+          merges: dict[str, str], existing_slugs: set[str], report: ImportReport) -> tuple[set[str], dict[str, str]]:
     """Give each term a unique slug (noting clashes, renames and near-duplicates); (the slugs whose
     entry may be written, merged slug -> the slug it was merged into)."""
     taken: dict[str, str] = {}
@@ -128,6 +128,11 @@ def _name(terms: list[SourceTerm], entries_dir: Path, overwrite: bool, renames: 
         if existing.exists():
             term.report.note("slug", f"replaces {existing}, written by an earlier import")
         writable.add(slug)
+    bases = {slugify(t.rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]) for t in terms}
+    for option, asked in (("--rename", renames), ("--merge-into", merges)):
+        for old in sorted(set(asked) - bases):
+            report.note("slug", f"{option} {old}: no term of the folder has the slug {old!r}; nothing was "
+                                f"renamed or merged", "error")
     for slug, into in merged.items():
         if into not in taken and into not in existing_slugs:
             term = next(t for t in terms if t.slug == slug)
