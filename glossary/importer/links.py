@@ -219,7 +219,7 @@ class TermLinks:
     def _plain_alt(self, link: Link) -> Link:
         """An image whose alt text holds links ('![An [SM](sm.md)](sm.svg)', a caption on the old
         site) keeps their text only: alt text is plain, and its links would break here."""
-        if "[" not in link.text:
+        if "](" not in link.text and "][" not in link.text:
             return link
         alt = plain_text(link.text)
         if self.counting:
