@@ -289,6 +289,8 @@ def test_chinese_sentences_end_at_cjk_stops():
     assert sentence_end("这是问题吗？是的。") == len("这是问题吗？")
     assert sentence_end("「引号里的话。」后面的话。") == len("「引号里的话。」")
     assert sentence_end("SM 的意思是流式多处理器（SM）。然后") == len("SM 的意思是流式多处理器（SM）。")
+    assert sentence_end("这是什么?那是线程束!") == len("这是什么?")  # ASCII marks between CJK characters
+    assert sentence_end("版本 3.5 的线程束。") == len("版本 3.5 的线程束。")  # a decimal is no end
 
 
 def test_a_chinese_glossary_imports_with_one_sentence_summaries_and_question_titles(tmp_path):

@@ -178,6 +178,8 @@ def sentence_end(text: str) -> int | None:
             return _SPACES.match(text, end).end()
         while end < len(text) and text[end] in _CLOSERS:
             end += 1
+        if end < len(text) and pos and CJK.match(text[pos - 1]) and CJK.match(text[end]):
+            return end  # an ASCII '?' or '!' between two CJK characters: Chinese typed with a Latin keyboard
         if end < len(text) and not text[end].isspace():
             continue
         after = _SPACES.match(text, end).end()
