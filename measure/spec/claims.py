@@ -42,8 +42,9 @@ CLAIM_DOCS = {
     "time_ratio": "time(num) / time(den) is at least `at_least` or at most `at_most` (one is required)",
     "metric_bound": "`metric` of `variant` (a declared metric or a kernel attribute) is at least `at_least` or at "
                     "most `at_most` (one is required)",
-    "metric_matches": "declared `metric` of `variant` is within `tolerance` of its prediction: relative, or "
-                      "absolute where the prediction is under 1",
+    "metric_matches": "declared `metric` of `variant` is within `tolerance` (relative) of its prediction, or "
+                      "within `absolute` (in the metric's unit) where the author states one; a prediction of 0 "
+                      "has no relative tolerance, so there `absolute` is needed (else `tolerance` is read as one)",
     "fraction_of_link": "the copies of `variant` (one direction) reach at least `at_least` (default 0.9) of the "
                         "link floor of that direction",
     "overlap": "`variant` (steps on several streams) hides at least `at_least` (or at most `at_most`) of its "
@@ -85,7 +86,7 @@ class Claim:
         "its GPU time (needs timing.clock: both); time_ratio: time(num)/time(den) is at least "
         "`at_least` (or at most `at_most`); metric_bound: `metric` of `variant` is at least `at_least` "
         "(or at most `at_most`); metric_matches: `metric` of `variant` is within `tolerance` of its "
-        "prediction (relative, or absolute where the prediction is under 1); fraction_of_link: the copies of "
+        "prediction (relative; or within `absolute`, stated in the metric's unit); fraction_of_link: the copies of "
         "`variant` reach at least `at_least` of the link floor; overlap: `variant` hides at least `at_least` "
         "of its serial twin's time. With `at_most`, the bounded "
         "claims claim an upper bound instead: the number stays at or below `at_most`")
@@ -97,6 +98,11 @@ class Claim:
                              "attribute (registers, local_bytes, static_shared_bytes, dynamic_shared_bytes, "
                              "theoretical_occupancy, resident_warps)", default=None)
     tolerance: float = doc("relative tolerance, e.g. 0.1 for 10%", default=0.1)
+    absolute: float | None = doc(
+        "for metric_matches: an absolute tolerance in the metric's unit, e.g. 0.05 conflicts per request; "
+        "the claim holds within the larger of it and `tolerance` x the prediction. A prediction of 0 needs "
+        "it (a relative tolerance of 0 is none); without it, `tolerance` is read as absolute there",
+        default=None)
     at_least: float | None = doc("for fraction_of_floor and fraction_of_roof (e.g. 0.9; the default), "
                                  "overfetch and launch_bound (a factor, e.g. 2), time_ratio and metric_bound "
                                  "(which need it or at_most)", default=None)
@@ -136,6 +142,12 @@ class Claim:
     def validate(self) -> None:
         if not self.tolerance >= 0:
             raise SchemaError("tolerance", f"expected a relative tolerance of at least 0, found {self.tolerance}")
+        if self.absolute is not None:
+            if self.kind != "metric_matches":
+                raise SchemaError("absolute", f"only a metric_matches claim takes an absolute tolerance, "
+                                              f"not {self.kind}")
+            if not self.absolute >= 0:
+                raise SchemaError("absolute", f"expected a tolerance of at least 0, found {self.absolute}")
         if self.at_least is not None and not self.at_least > 0 and self.kind not in ("metric_bound",):
             raise SchemaError("at_least", f"expected a number above 0, found {self.at_least}")
         if self.kind in EXPLICIT_BOUND_KINDS and self.at_least is None and self.at_most is None:
