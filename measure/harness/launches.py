@@ -109,7 +109,7 @@ def prepare_calls(spec: MeasureSpec, variant: MeasuredVariant, functions: dict[s
         for i in range(1 if first_only else launch.repeat):
             env = dict(base_env, i=i)
             try:
-                grid = tuple(expr.evaluate_int(g, env) for g in launch.grid) + (1,) * (3 - len(launch.grid))
+                grid = tuple(expr.evaluate_int(str(g), env) for g in launch.grid) + (1,) * (3 - len(launch.grid))
                 args = []
                 for arg, code in zip(launch.args, typestring):
                     if code == "P":

@@ -60,7 +60,7 @@ def check_values(spec: MeasureSpec, params: set[str]) -> None:
                         raise SchemaError(f"variants[{vi}].{key}", f"gives {value} at sizes[{i}]; expected at least 0")
         for li, launch in enumerate(mv.launches):
             where = f"variants[{vi}].launches[{li}]"
-            texts = [(f"{where}.grid[{gi}]", g) for gi, g in enumerate(launch.grid)]
+            texts = [(f"{where}.grid[{gi}]", str(g)) for gi, g in enumerate(launch.grid)]
             texts += [(f"{where}.block[{bi}]", str(b)) for bi, b in enumerate(launch.block)]
             texts += [(f"{where}.shared", str(launch.shared))]
             texts += [(f"{where}.args[{ai}]", a) for ai, a in enumerate(launch.args)
@@ -173,7 +173,7 @@ def check_variants(spec: MeasureSpec, params: set[str]) -> None:
                            hint="a buffer, a scalar or an expression over the size parameters, sweep "
                                 "names and device names")
             for gi, text in enumerate(launch.grid):
-                check_expr(text, f"{where}.grid[{gi}]", launch_names)
+                check_expr(str(text), f"{where}.grid[{gi}]", launch_names)
             for bi, text in enumerate(launch.block):
                 check_expr(str(text), f"{where}.block[{bi}]", launch_names - {"i"})
             check_expr(str(launch.shared), f"{where}.shared", launch_names - {"i"})

@@ -171,6 +171,19 @@ class Claim:
                 raise SchemaError(key, f"required for a {self.kind} claim")
 
 
+def unknown_variant(spec: MeasureSpec, name: str, names: list[str]) -> str:
+    """Why ``name`` names no variant: a sweep point its variant does not have (with the points it
+    has), or no variant at all."""
+    base = name.split("[", 1)[0]
+    if "[" in name and base in names:
+        points = [v.name for v in spec.measured(base) if v.swept]
+        if not points:
+            return f"{base} has no sweep, so it has no point {name[len(base):]}; name it {base}"
+        shown = ", ".join(points[:6]) + (", ..." if len(points) > 6 else "")
+        return f"{base}'s sweep has no point {name[len(base):]}; its points are {shown}"
+    return f"expected a variant name ({', '.join(names)}), found {name!r}"
+
+
 def measured_names(spec: MeasureSpec, name: str) -> str:
     return ", ".join(v.name for v in spec.measured(name)[:2])
 
@@ -185,6 +198,9 @@ def check_claims(spec: MeasureSpec, params: set[str], names: list[str], every: s
             point = getattr(item, "point", None)
             if point is not None and not any(v.matches(point) for v in measured):
                 continue  # named below, as a point no sweep has
+            for key in ("num", "den"):
+                if getattr(item, key) not in every:
+                    raise SchemaError(f"{what}[{i}].{key}", unknown_variant(spec, getattr(item, key), names))
             if not pairs(spec, item.num, item.den, point):
                 raise SchemaError(f"{what}[{i}]", f"{item.num} and {item.den} are swept over different names, "
                                                   f"so no point of one meets a point of the other; name "
@@ -209,8 +225,7 @@ def check_claims(spec: MeasureSpec, params: set[str], names: list[str], every: s
         for key in ("num", "den", "variant"):
             value = getattr(claim, key)
             if value is not None and value not in every:
-                raise SchemaError(f"claims[{ci}].{key}", f"expected a variant name ({', '.join(names)}), "
-                                                        f"found {value!r}")
+                raise SchemaError(f"claims[{ci}].{key}", unknown_variant(spec, value, names))
         if claim.metric is not None:
             known = metric_names + list(ATTRIBUTE_METRICS)
             if claim.metric not in known:
@@ -229,7 +244,13 @@ def check_claims(spec: MeasureSpec, params: set[str], names: list[str], every: s
         if claim.point is not None:
             chosen = [v for v in measured if v.matches(claim.point)]
             if not chosen:
-                raise SchemaError(f"claims[{ci}].point", f"no variant's sweep has the point {dict(claim.point)}")
+                have: dict[str, set[int]] = {}
+                for v in measured:
+                    for k, value in v.point.items():
+                        have.setdefault(k, set()).add(value)
+                shown = "; ".join(f"{k}: {', '.join(map(str, sorted(vals)))}" for k, vals in have.items())
+                raise SchemaError(f"claims[{ci}].point", f"no variant's sweep has the point {dict(claim.point)}; "
+                                                         + (f"the sweeps have {shown}" if shown else "no variant is swept"))
         if claim.kind in ("fraction_of_link", "overlap"):
             _check_host_claim(spec, claim, ci)
 
