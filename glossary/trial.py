@@ -21,6 +21,7 @@ from measure.harness.check import call_reference, output_names
 from measure.harness.errors import MeasurementError
 from measure.harness.workspace import FLOOR_STREAM, NP_DTYPES, allocation_bytes, fill_input
 from measure.spec.limits import NOMINAL_DEVICE
+from measure.spec.sizes import variant_counts
 
 # What the trial may use: it runs on an author's laptop and on CI, so it stays small.
 LIMITS = sandbox.Limits(wall_s=30, cpu_s=60, memory_bytes=4 << 30, file_bytes=1 << 30, processes=64)
@@ -82,6 +83,9 @@ def _try_reference(entry: Entry) -> list[Finding]:
             if spec.reference_elementwise and inputs:  # an elementwise reference is asked a few thousand elements
                 stop = min(TRIAL_ELEMENTS, *(counts[n] for n in inputs))
             want = {n: (stop if stop is not None else c) for n, c in outputs.items()}
+            if stop is None:  # outputs sized by the sweep, at this variant's point
+                seen = variant_counts(spec, variant, params)
+                want = {n: seen[n] for n in outputs if n in seen}
             if scale < 1.0 and stop is None:  # a whole-size reference is asked the smallest size, when small
                 findings.append(Finding("measure.reference", f"{shown} was not tried: the smallest size needs "
                                         f"{sum(sizes.values()) >> 20} MiB, over the trial's "
