@@ -262,7 +262,8 @@ def failing_claims(measured: Measured) -> list[str]:
         for summary in claims.summarize(verdicts):
             if summary.status != "fails" or summary.expected_failure:
                 continue
-            numbers = "; ".join(f"{v.elements:,}: {v.numbers}" for v in summary.evaluated if v.failed)
+            numbers = "; ".join((f"{v.elements:,}: " if v.elements else "") + v.numbers
+                                for v in summary.evaluated if v.failed)
             out.append(f"a claim fails on {device}: {summary.statement} ({numbers}); fix the entry, or declare "
                        f"measure.claims[].expected_failure with the reason for the reviewer to sign")
     return out

@@ -22,6 +22,7 @@ from measure.harness.check import HostBuffers
 from measure.harness.correctness import PendingCheck, check_size, kernel_scalars, host_memory, start_check
 from measure.harness.copy_floor import copy_floor_bytes, copy_floor_record, copy_floor_regions
 from measure.harness.errors import MeasurementError
+from measure.harness.disassembly import sass_record
 from measure.harness.fills import variant_fills
 from measure.harness.driver_occupancy import DriverOccupancy
 from measure.harness.launches import launch_attributes, prepare_calls
@@ -87,6 +88,7 @@ def _measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: s
         with clock.phase("compile"):
             gpu.load_harness(cache_dir)
             built = nvcc.compile_kernels(slug, entry_dir, spec, gpu, cache_dir, covered)
+            compiled_code = sass_record(built, gpu.arch)
         environment = envinfo.environment(gpu, nvml, built)
         modules = len(set(built.commands.values()))
         progress(f"{slug}: compiled for {gpu.arch} on {gpu.name}" + (f" ({modules} builds)" if modules > 1 else ""))
@@ -131,6 +133,7 @@ def _measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: s
         "environment": environment,
         "method": _method(spec, gpu.flush_bytes),
         "sizes": sizes,
+        "sass": compiled_code,
     }
     # The counter pass needs the GPU alone, and the deferred comparisons need only the host: they
     # run side by side, the counters in a thread of their own with a phase clock of their own.

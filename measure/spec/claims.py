@@ -28,6 +28,7 @@ CLAIM_NEEDS = {
     "metric_matches": ("variant", "metric"),
     "fraction_of_link": ("variant",),
     "overlap": ("variant",),
+    "sass": ("variant",),
 }
 # What each claim kind claims, in words (the reference's table; Claim.kind's doc says it in one breath).
 CLAIM_DOCS = {
@@ -49,6 +50,10 @@ CLAIM_DOCS = {
                         "link floor of that direction",
     "overlap": "`variant` (steps on several streams) hides at least `at_least` (or at most `at_most`) of its "
                "serial twin's time: 1 - time / serial time",
+    "sass": "the compiled code of `variant`'s kernels (or of `kernel` alone), read on the node with cuobjdump "
+            "-sass, has each instruction of `has`, none of `lacks`, and the counts `count` asks, e.g. "
+            "{HMMA: \">= 1\"}; an instruction is an opcode with any modifiers it names (LDG.E.128); judged "
+            "once per device, and not checked where the result holds no disassembly",
 }
 # The claims that compare one number with a bound: at_least by default, at_most on request.
 BOUNDED_KINDS = ("fraction_of_floor", "overfetch", "fraction_of_roof", "launch_bound", "time_ratio", "metric_bound",
@@ -75,7 +80,7 @@ class Claim:
 
     kind: Literal["speedup_matches_bytes", "speedup_matches_counted", "counter_bytes_match",
                   "fraction_of_floor", "overfetch", "fraction_of_roof", "launch_bound",
-                  "time_ratio", "metric_bound", "metric_matches", "fraction_of_link", "overlap"] = doc(
+                  "time_ratio", "metric_bound", "metric_matches", "fraction_of_link", "overlap", "sass"] = doc(
         "speedup_matches_bytes: time(num)/time(den) within `tolerance` (relative) of the predicted "
         "byte ratio; speedup_matches_counted: the same against the ratio of DRAM bytes the counters "
         "saw; counter_bytes_match: DRAM counter bytes of `variant` within `tolerance` of its "
@@ -88,7 +93,8 @@ class Claim:
         "(or at most `at_most`); metric_matches: `metric` of `variant` is within `tolerance` of its "
         "prediction (relative; or within `absolute`, stated in the metric's unit); fraction_of_link: the copies of "
         "`variant` reach at least `at_least` of the link floor; overlap: `variant` hides at least `at_least` "
-        "of its serial twin's time. With `at_most`, the bounded "
+        "of its serial twin's time; sass: the compiled code of `variant` has the instructions of `has`, none "
+        "of `lacks` and the counts of `count`. With `at_most`, the bounded "
         "claims claim an upper bound instead: the number stays at or below `at_most`")
     num: str | None = doc("for speedup_matches_bytes, speedup_matches_counted and time_ratio: a variant "
                           "(a swept base name applies at every point)", default=None)
@@ -98,6 +104,15 @@ class Claim:
                              "attribute (registers, local_bytes, static_shared_bytes, dynamic_shared_bytes, "
                              "theoretical_occupancy, resident_warps)", default=None)
     tolerance: float = doc("relative tolerance, e.g. 0.1 for 10%", default=0.1)
+    has: str | list[str] | None = doc(
+        "for sass: the instruction(s) the compiled code must contain, e.g. LDGSTS or [LDG.E.128, STG.E.128] "
+        "(an opcode, with any modifiers the instruction must carry)", default=None)
+    lacks: str | list[str] | None = doc("for sass: the instruction(s) it must not contain, e.g. ATOMG", default=None)
+    count: dict[str, str | int] | None = doc(
+        "for sass: instruction counts, e.g. {HMMA: \">= 1\", REDUX: \"== 1\"} (>=, <=, ==, >, <; a bare number "
+        "is exact), summed over the kernels judged", default=None, max_items=16)
+    kernel: str | None = doc("for sass: judge this kernel of the variant only (default: all its kernels)",
+                             default=None)
     absolute: float | None = doc(
         "for metric_matches: an absolute tolerance in the metric's unit, e.g. 0.05 conflicts per request; "
         "the claim holds within the larger of it and `tolerance` x the prediction. A prediction of 0 needs "
@@ -127,6 +142,38 @@ class Claim:
         "without it a failing claim keeps the entry off the site", default=None)
 
     @property
+    def sass_has(self) -> tuple[str, ...]:
+        return _patterns(self.has)
+
+    @property
+    def sass_lacks(self) -> tuple[str, ...]:
+        return _patterns(self.lacks)
+
+    def _validate_sass(self) -> None:
+        from measure import sass
+        keys = ("has", "lacks", "count", "kernel")
+        if self.kind != "sass":
+            for key in keys:
+                if getattr(self, key) is not None:
+                    raise SchemaError(key, f"only a sass claim takes {key}, not {self.kind}")
+            return
+        if self.has is None and self.lacks is None and self.count is None:
+            raise SchemaError("has", "a sass claim needs has, lacks or count")
+        for key, items in (("has", self.sass_has), ("lacks", self.sass_lacks), ("count", tuple(self.count or ()))):
+            for item in items:
+                if not sass.PATTERN.match(item):
+                    raise SchemaError(key, f"expected a SASS opcode with optional modifiers, such as LDGSTS or "
+                                           f"LDG.E.128, found {item!r}")
+        for name, bound in (self.count or {}).items():
+            try:
+                sass.parse_count(bound)
+            except ValueError as err:
+                raise SchemaError(f"count.{name}", str(err)) from None
+        both = set(self.sass_has) & set(self.sass_lacks)
+        if both:
+            raise SchemaError("lacks", f"{', '.join(sorted(both))} is both in has and in lacks")
+
+    @property
     def lower(self) -> float:
         """The lower bound a bounded claim checks (``at_least``, else DEFAULT_AT_LEAST)."""
         return DEFAULT_AT_LEAST if self.at_least is None else self.at_least
@@ -142,6 +189,7 @@ class Claim:
     def validate(self) -> None:
         if not self.tolerance >= 0:
             raise SchemaError("tolerance", f"expected a relative tolerance of at least 0, found {self.tolerance}")
+        self._validate_sass()
         if self.absolute is not None:
             if self.kind != "metric_matches":
                 raise SchemaError("absolute", f"only a metric_matches claim takes an absolute tolerance, "
@@ -169,6 +217,12 @@ class Claim:
         for key in CLAIM_NEEDS[self.kind]:
             if getattr(self, key) is None:
                 raise SchemaError(key, f"required for a {self.kind} claim")
+
+
+def _patterns(value: str | tuple | None) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    return (value,) if isinstance(value, str) else tuple(value)
 
 
 def unknown_variant(spec: MeasureSpec, name: str, names: list[str]) -> str:
@@ -253,6 +307,11 @@ def check_claims(spec: MeasureSpec, params: set[str], names: list[str], every: s
                                                          + (f"the sweeps have {shown}" if shown else "no variant is swept"))
         if claim.kind in ("fraction_of_link", "overlap"):
             _check_host_claim(spec, claim, ci)
+        if claim.kind == "sass" and claim.kernel is not None:
+            kernels = sorted({s.kernel for s in spec.variant(claim.variant).launches if s.kernel})
+            if claim.kernel not in kernels:
+                raise SchemaError(f"claims[{ci}].kernel", f"expected a kernel {claim.variant} launches "
+                                                          f"({', '.join(kernels) or 'none'}), found {claim.kernel!r}")
 
 
 def _check_host_claim(spec: MeasureSpec, claim: Claim, ci: int) -> None:
