@@ -139,11 +139,8 @@ def render_body(body: str, devices: tuple[DeviceView, ...], bytes_by_variant: di
                 index = current[0]
                 if index not in reported:
                     reported.add(index)
-                    if 0 <= index < len(outputs):
-                        where, text = outputs[index]
-                        problems.append(f"line {where}: {{{{ {_short(text)} }}}}: {why}")
-                    else:
-                        problems.append(str(why))
+                    where, text = outputs[index] if 0 <= index < len(outputs) else (None, None)
+                    problems.append(FigureProblem(str(why), where, text and f"{{{{ {_short(text)} }}}}"))
                 return f"**[no result: {plain_text(str(why))}]**"
         return call
 
@@ -172,6 +169,18 @@ def render_body(body: str, devices: tuple[DeviceView, ...], bytes_by_variant: di
 
 
 _OUTPUT = re.compile(r"\{\{(.*?)\}\}", re.S)
+
+
+class FigureProblem(str):
+    """Why a bound figure has no data (the text), with the file's ``line`` and the ``figure`` as written."""
+
+    line: int | None
+    figure: str | None
+
+    def __new__(cls, why: str, line: int | None, figure: str | None) -> "FigureProblem":
+        out = super().__new__(cls, why)
+        out.line, out.figure = line, figure
+        return out
 
 
 def _short(text: str, limit: int = 80) -> str:

@@ -237,19 +237,17 @@ def _result_refusals(entry: Entry, measured: Measured) -> list[Finding]:
 
 # Figure problems that are not a figure waiting for data (the body's template, a citation).
 _NOT_DATA = ("the body", "cannot render", "a cited figure", "cite_table")
-_AT_LINE = re.compile(r"line (\d+): (\{\{.*?\}\}): (.*)", re.S)
 
 
 def _figure_reason(entry: Entry, why: str) -> str:
     """A figure problem as check and the build say it: a figure without data names the file's line
-    and the figure (``glossary.figures.bind`` reports each figure once)."""
+    and the figure (``glossary.figures.bind`` reports each figure once, as a FigureProblem)."""
     if why.startswith(_NOT_DATA):
         return why
-    found = _AT_LINE.fullmatch(why)
-    if found is None:
+    line, figure = getattr(why, "line", None), getattr(why, "figure", None)
+    if line is None:
         return f"a bound figure has no data: {why}"
-    return (f"a bound figure has no data: {display_path(entry.path)}:{found.group(1)}: {found.group(2)}: "
-            f"{found.group(3)}")
+    return f"a bound figure has no data: {display_path(entry.path)}:{line}: {figure}: {why}"
 
 
 def failing_claims(measured: Measured) -> list[str]:
