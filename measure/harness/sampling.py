@@ -36,10 +36,11 @@ def sample_region(gpu: GpuSession, enqueue: Callable[[], None], timing: Any,
     with events (behind the blocking kernel where asked), then once on the host clock with no
     blocking kernel, so each sample pairs the GPU's time with what the host paid to enqueue it.
     ``setup`` (the region's untimed fills) runs before each of them."""
+    fills = {} if setup is None else {"setup": setup}
     if timing.clock != "both":
-        return gpu.sample(enqueue, timing.clock, timing.blocking, timing.l2_flush, setup), None
-    device_ms = gpu.sample(enqueue, "device", timing.blocking, timing.l2_flush, setup)
-    return device_ms, gpu.sample(enqueue, "host", False, timing.l2_flush, setup)
+        return gpu.sample(enqueue, timing.clock, timing.blocking, timing.l2_flush, **fills), None
+    device_ms = gpu.sample(enqueue, "device", timing.blocking, timing.l2_flush, **fills)
+    return device_ms, gpu.sample(enqueue, "host", False, timing.l2_flush, **fills)
 
 
 def host_part(host_samples: list[float]) -> dict:
