@@ -106,8 +106,9 @@ class Claim:
     tolerance: float = doc("relative tolerance, e.g. 0.1 for 10%", default=0.1)
     has: str | list[str] | None = doc(
         "for sass: the instruction(s) the compiled code must contain, e.g. LDGSTS or [LDG.E.128, STG.E.128] "
-        "(an opcode, with any modifiers the instruction must carry)", default=None)
-    lacks: str | list[str] | None = doc("for sass: the instruction(s) it must not contain, e.g. ATOMG", default=None)
+        "(an opcode, with any modifiers the instruction must carry)", default=None, max_items=16)
+    lacks: str | list[str] | None = doc("for sass: the instruction(s) it must not contain, e.g. ATOMG", default=None,
+                                        max_items=16)
     count: dict[str, str | int] | None = doc(
         "for sass: instruction counts, e.g. {HMMA: \">= 1\", REDUX: \"== 1\"} (>=, <=, ==, >, <; a bare number "
         "is exact), summed over the kernels judged", default=None, max_items=16)
