@@ -471,3 +471,21 @@ def test_the_page_shows_a_sass_claims_counts_where_the_claim_is(tmp_path):
     row = next(line for line in text.splitlines() if "the compiled code of" in line)
     assert "has FMUL and has no LDGSTS" in row and "| holds |" in row
     assert "| FMUL 3; LDGSTS 0 instructions in chain_fused (sm_90 cubin, V13.0.88) |" in row, row
+
+
+@pytest.mark.skipif(__import__("measure.sandbox", fromlist=["problem"]).problem() is not None,
+                    reason="no bubblewrap sandbox here")
+def test_the_disassembler_runs_in_the_sandbox_and_its_output_is_bounded(tmp_path):
+    """A stand-in cuobjdump (a script in a toolkit-shaped folder): what it prints for the cubin comes
+    back through the sandbox's scratch folder; one that prints past the bound is refused."""
+    from measure.sandbox.sass import DisassemblyFailed, disassemble
+
+    tool = tmp_path / "cuda" / "bin" / "cuobjdump"
+    tool.parent.mkdir(parents=True)
+    tool.write_text('#!/bin/sh\n[ "$1" = -sass ] && [ -f "$2" ] || exit 3\ncat <<\'EOF\'\n' + SASS_TEXT + "EOF\n")
+    tool.chmod(0o755)
+    text = disassemble(b"\x7fELF not really", cuobjdump=str(tool))
+    assert sass.parse_sass(text)["copy_async"]["LDGSTS.E.BYPASS.LTC128B.128"] == 2
+    tool.write_text("#!/bin/sh\nhead -c 40000000 /dev/zero\n")
+    with pytest.raises(DisassemblyFailed):
+        disassemble(b"x", cuobjdump=str(tool))
