@@ -4,8 +4,9 @@ The reference is started in the sandbox and asked for every measured variant's a
 spec's smallest size, on inputs drawn as the harness draws them; an import error, an exception,
 a missing output, a wrong shape or dtype, or a run over its time budget is an error naming the
 reference.  Where nvcc is on the PATH the sources are compiled in the sandbox for the spec's
-first arch, and a launch whose kernel no source defines is named.  This is how an author without
-a GPU, and CI, exercise the sandbox.
+first arch, and a launch whose kernel no source defines is named; where cuobjdump is here too,
+the sass claims are judged on the compiled code (``glossary.sass_trial``).  This is how an author
+without a GPU, and CI, exercise the sandbox.
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ def try_entry(entry: Entry, compile_kernels: bool = True) -> list[Finding]:
     findings = _try_reference(entry)
     if compile_kernels and nvcc.find_nvcc():
         findings += _try_compile(entry)
+        if not findings:  # the compiled code against the sass claims, where cuobjdump is here
+            from glossary.sass_trial import sass_findings
+            findings += [Finding(key, message) for key, message in sass_findings(entry)]
     return findings
 
 

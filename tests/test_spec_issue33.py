@@ -489,3 +489,41 @@ def test_the_disassembler_runs_in_the_sandbox_and_its_output_is_bounded(tmp_path
     tool.write_text("#!/bin/sh\nhead -c 40000000 /dev/zero\n")
     with pytest.raises(DisassemblyFailed):
         disassemble(b"x", cuobjdump=str(tool))
+
+
+@pytest.mark.skipif(__import__("measure.sandbox", fromlist=["problem"]).problem() is not None
+                    or __import__("measure.harness.compile", fromlist=["find_nvcc"]).find_nvcc() is None,
+                    reason="needs bubblewrap and nvcc")
+def test_check_judges_sass_claims_where_cuobjdump_is_here(tmp_path, monkeypatch):
+    """With a cuobjdump (a stand-in printing the literal SASS above), `glossary check` compiles the
+    kernels in the sandbox, reads them, and names the sass claim that fails; without one, nothing."""
+    from glossary.sass_trial import sass_findings
+
+    kernel = ('extern "C" __global__ void copy_async(const float* x, float* y, long long n) { y[0] = x[0]; }\n'
+              'extern "C" __global__ void copy_plain(const float* x, float* y, long long n) { y[0] = x[0]; }\n')
+    front = """measure:
+  sources: [k.cu]
+  reference: reference.py
+  archs: [sm_90]
+  sizes: [{n: 1024}]
+  headline: {n: 1024}
+  buffers: {x: {role: input}, y: {role: output}}
+  variants:
+    - {name: async, label: a, bytes_per_elem: 8, launches: [{kernel: copy_async, grid: [4], block: [256], args: [x, y, n]}]}
+    - {name: plain, label: p, bytes_per_elem: 8, launches: [{kernel: copy_plain, grid: [4], block: [256], args: [x, y, n]}]}
+  claims:
+    - {kind: sass, variant: async, has: LDGSTS}
+    - {kind: sass, variant: plain, has: LDGSTS}
+    - {kind: sass, variant: plain, lacks: LDGSTS, archs: [sm_80]}
+"""
+    write_entry(tmp_path, front, kernel=kernel)
+    entry = load_entries(tmp_path)["t"]
+    monkeypatch.setattr("glossary.sass_trial.find_cuobjdump", lambda: None)
+    assert sass_findings(entry) == []  # not checked here
+    tool = tmp_path / "cuda" / "bin" / "cuobjdump"
+    tool.parent.mkdir(parents=True)
+    tool.write_text("#!/bin/sh\ncat <<'EOF'\n" + SASS_TEXT + "EOF\n")
+    tool.chmod(0o755)
+    monkeypatch.setattr("glossary.sass_trial.find_cuobjdump", lambda: str(tool))
+    (finding,) = sass_findings(entry)
+    assert finding[0] == "measure.claims[1]" and "fails for sm_90" in finding[1] and "LDGSTS 0" in finding[1]
