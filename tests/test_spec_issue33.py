@@ -374,13 +374,14 @@ def write_entry(folder: Path, front: str, body: str = "Text.\n", kernel: str | N
     return page
 
 
-SPEC = """measure:
+HEAD = """measure:
   sources: [k.cu]
   reference: reference.py
   archs: [sm_90]
   sizes: [{n: 1024}]
   headline: {n: 1024}
-  buffers: {y: {role: output}}
+"""
+SPEC = HEAD + """  buffers: {y: {role: output}}
   scalars: {s: 2}
   variants:
     - {name: a, label: a, bytes_per_elem: 4, launches: [{kernel: k, grid: [1], block: [32], args: [y, s, n]}]}
@@ -501,13 +502,7 @@ def test_check_judges_sass_claims_where_cuobjdump_is_here(tmp_path, monkeypatch)
 
     kernel = ('extern "C" __global__ void copy_async(const float* x, float* y, long long n) { y[0] = x[0]; }\n'
               'extern "C" __global__ void copy_plain(const float* x, float* y, long long n) { y[0] = x[0]; }\n')
-    front = """measure:
-  sources: [k.cu]
-  reference: reference.py
-  archs: [sm_90]
-  sizes: [{n: 1024}]
-  headline: {n: 1024}
-  buffers: {x: {role: input}, y: {role: output}}
+    front = HEAD + """  buffers: {x: {role: input}, y: {role: output}}
   variants:
     - {name: async, label: a, bytes_per_elem: 8, launches: [{kernel: copy_async, grid: [4], block: [256], args: [x, y, n]}]}
     - {name: plain, label: p, bytes_per_elem: 8, launches: [{kernel: copy_plain, grid: [4], block: [256], args: [x, y, n]}]}
