@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from glossary.entries.model import Entry, measurement_fingerprint
 from glossary.figures import fmt
@@ -197,6 +198,7 @@ class DeviceView:
     # Sizes whose DRAM counters were carried from an earlier result with the same counter key:
     # (size label, when they were measured, the node key that signed that result).
     carried_counters: tuple[tuple[str, str, str | None], ...] = ()
+    sass: Any = None  # the result's disassembly record (measure.results.SassRecord), for claims of kind sass
 
     @property
     def headline(self) -> SizeView | None:
@@ -304,7 +306,7 @@ def _device_view(entry: Entry, key: str, result: Result, current: str | None) ->
         key=key, gpu=env.gpu, status=result.status, provenance=result.provenance,
         imported_from=result.imported_from, stale=staleness(result, current) == "stale", environment=env,
         method=result.method, sizes=tuple(sizes), error=result.error, last_failure=result.last_failure,
-        l2_bytes=env.l2_bytes,
+        l2_bytes=env.l2_bytes, sass=result.sass,
         carried_counters=tuple((fmt.params(s.params), (s.counters_from.captured_at or "")[:10] or "an unknown date",
                                 s.counters_from.signed_by) for s in result.sizes if s.counters_from is not None))
 

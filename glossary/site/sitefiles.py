@@ -161,6 +161,8 @@ def _stray_reason(rel: str, path: Path, entries: dict) -> str | None:
             return "is a page outside the publish gate; assets/ holds styles and images, it is not published"
         return None
     entry = entries.get(parts[0])
+    if entry is None and (path.parents[len(parts) - 1] / f"{parts[0]}.md").is_file():
+        return None  # the folder of an entry that did not parse: that entry's error is the one to fix
     if entry is None:
         return "is in no entry's folder (entries/<slug>/ for an entry entries/<slug>.md); it is not published"
     inside = "/".join(parts[1:])

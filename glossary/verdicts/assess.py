@@ -47,6 +47,13 @@ class Finding:
 
     check: str  # gate, review, content, results, figures, claims
     message: str
+    draft: bool = False  # what a draft lacks by design (names, signatures, a result, prose): --drafts-ok
+
+
+# The checks whose every refusal is what a draft lacks by design: names, the signatures behind them,
+# a current result and the claims judged on it.  A spec, content or figure problem is never one of
+# them (`glossary check --drafts-ok` still fails on those).
+DRAFT_CHECKS = ("gate", "review", "author", "results", "claims")
 
 
 @dataclass(frozen=True)
@@ -103,7 +110,7 @@ def assess(entry: Entry, results: dict[str, Result], policy: trust.Trust | None 
     elif signed.status == "unsigned" and policy.signed:
         refusals.append(Finding("review", f"reviewer {entry.meta.reviewer} has not signed with `glossary sign`; "
                                           f"a reviewer field written by hand does not publish"))
-    refusals += [Finding("content", reason) for reason in scaffold_problems(entry)]
+    refusals += [Finding("content", reason, draft=True) for reason in scaffold_problems(entry)]
     refusals += [Finding("content", reason) for reason in unsafe_files(entry)]
     refusals += [Finding("content", f"{display_path(entry.path)}: the body's HTML holds {what}, which the "
                                     f"site would strip; remove it (raw HTML and attributes may not carry script, "
@@ -111,13 +118,16 @@ def assess(entry: Entry, results: dict[str, Result], policy: trust.Trust | None 
                  for what in unsafe_markup(entry)]
     refusals += [Finding("spec", f"{key}: {why}") for key, why in _signature_problems(entry)]
     refusals += _result_refusals(entry, measured)
-    refusals += [Finding("figures", _figure_reason(why)) for why in measured.figure_problems]
+    unmeasured = not any(d.status == "ok" and d.provenance == "measured" and not d.stale for d in measured.devices)
+    refusals += [Finding("figures", _figure_reason(entry, why), draft=unmeasured and not why.startswith(_NOT_DATA))
+                 for why in measured.figure_problems]
     refusals += [Finding("claims", reason) for reason in failing_claims(measured)]
     warnings = _result_warnings(measured)
     if entry.meta.measure is not None:
         warnings += [Finding("results", why) for why in fit_problems(entry.meta.measure)]
     if signed.warning and not refusals:
         warnings.append(Finding("review", signed.warning))
+    refusals = [dataclasses.replace(f, draft=True) if f.check in DRAFT_CHECKS else f for f in refusals]
     extra = tuple(f.message for f in refusals if f.check != "gate")
     verdict = gate.judge(entry.meta.author, entry.meta.reviewer, extra)
     return Assessment(entry=entry, results=results, review=signed, measured=measured, verdict=verdict,
@@ -225,9 +235,19 @@ def _result_refusals(entry: Entry, measured: Measured) -> list[Finding]:
                                      f"glossary measure {entry.slug})")]
 
 
-def _figure_reason(why: str) -> str:
-    passed = ("the body", "cannot render", "a cited figure", "cite_table")
-    return why if why.startswith(passed) else f"a bound figure has no data: {why}"
+# Figure problems that are not a figure waiting for data (the body's template, a citation).
+_NOT_DATA = ("the body", "cannot render", "a cited figure", "cite_table")
+
+
+def _figure_reason(entry: Entry, why: str) -> str:
+    """A figure problem as check and the build say it: a figure without data names the file's line
+    and the figure (``glossary.figures.bind`` reports each figure once, as a FigureProblem)."""
+    if why.startswith(_NOT_DATA):
+        return why
+    line, figure = getattr(why, "line", None), getattr(why, "figure", None)
+    if line is None:
+        return f"a bound figure has no data: {why}"
+    return f"a bound figure has no data: {display_path(entry.path)}:{line}: {figure}: {why}"
 
 
 def failing_claims(measured: Measured) -> list[str]:
@@ -240,7 +260,8 @@ def failing_claims(measured: Measured) -> list[str]:
         for summary in claims.summarize(verdicts):
             if summary.status != "fails" or summary.expected_failure:
                 continue
-            numbers = "; ".join(f"{v.elements:,}: {v.numbers}" for v in summary.evaluated if v.failed)
+            numbers = "; ".join((f"{v.elements:,}: " if v.elements else "") + v.numbers
+                                for v in summary.evaluated if v.failed)
             out.append(f"a claim fails on {device}: {summary.statement} ({numbers}); fix the entry, or declare "
                        f"measure.claims[].expected_failure with the reason for the reviewer to sign")
     return out

@@ -15,6 +15,7 @@ from measure.spec.checks import check_expr, check_values, check_variants
 from measure.spec.claims import (ATTRIBUTE_METRICS, BOUNDED_KINDS, CLAIM_DOCS, CLAIM_NEEDS,  # noqa: F401 -- re-exported
                                  DEFAULT_AT_LEAST, EXPLICIT_BOUND_KINDS, Claim, check_claims)
 from measure.spec.steps import Launch, check_steps  # noqa: F401 -- Launch re-exported
+from measure.spec.setup import MAX_SETUP, Setup, check_setup
 from measure.spec.limits import (DTYPE_TOLERANCE, FILE_NAME, MAX_BUFFERS, MAX_LAUNCHES, MAX_METRICS,
                                  MAX_RUNS, MAX_SIZE, MAX_SIZES, MAX_SWEEP_POINTS, MAX_SWEEP_VALUES,
                                  MAX_VARIANTS, MAX_WARMUPS, NVCC_FLAG, NVCC_FLAGS_SHOWN)
@@ -112,6 +113,11 @@ class Variant:
     maxrregcount: int | str | None = doc(
         "register limit per thread for this variant's build (-maxrregcount=N): an integer or an "
         "expression over the sweep names", default=None)
+    setup: list[Setup] = doc(
+        "untimed fills before each run of the variant (the check's, every warm-up and sample, the "
+        "counter pass's): e.g. [{fill: hist, value: 0}] zeroes an output that atomics accumulate into; "
+        "enqueued ahead of the L2 flush and the blocking kernel, so neither the fill nor its writes "
+        "are timed", default_factory=tuple, max_items=MAX_SETUP)
 
     def validate(self) -> None:
         if not self.launches:
@@ -302,8 +308,10 @@ class MeasureSpec:
         if dict(self.headline) not in [dict(p) for p in self.sizes]:
             raise SchemaError("headline", f"expected one of the sizes, found {dict(self.headline)}")
         check_expr(self.elements, "elements", params)
+        swept = {n for v in self.variants for n in v.sweep}
         for name, buf in self.buffers.items():
-            check_expr(buf.size, f"buffers.{name}.size", params)
+            check_expr(buf.size, f"buffers.{name}.size", params | swept,
+                       hint="an expression over the size parameters and the sweep names")
         names = [v.name for v in self.variants]
         if len(set(names)) != len(names):
             raise SchemaError("variants", f"variant names must be unique, found {names}")
@@ -312,6 +320,7 @@ class MeasureSpec:
             raise SchemaError("scalars", f"{sorted(clash)} name both a buffer and a scalar")
         check_variants(self, params)
         check_steps(self, params)
+        check_setup(self)
         measured = self.measured_variants
         every = {v.name for v in measured} | set(names)
         for ri, ratio in enumerate(self.ratios):
