@@ -122,6 +122,35 @@ def measure_entries(entries: list[Entry], log: logging.Logger, *, only_stale: bo
                         target=target, say=say, on_done=on_done, on_configs=on_configs, carry=carry)
 
 
+def remeasure(entries: list[Entry], log: logging.Logger, *, gpus: str = "all",
+              deadline_s: float = pool.DEFAULT_DEADLINE_S, target: str = pool.HARNESS,
+              available: list[dict] | None = None, say: Callable[[str, str], None] | None = None) -> list[pool.Outcome]:
+    """Measure ``entries`` again on this machine's GPUs, every one whatever its recorded result,
+    counters profiled anew, and record nothing: the outcomes are returned (``glossary reproduce``).
+
+    The same pool, sandbox and job check as ``measure_entries``; a result that is not the job's
+    comes back as a failure."""
+    if available is None:
+        available, why = available_gpus()
+        if not available:
+            raise NoGPU(why)
+    chosen = pool.select_gpus(gpus, available)
+    why = sandbox_problem() if target == pool.HARNESS else None
+    if why:
+        raise NoSandbox(why)
+    assigned = {g["index"]: g for g in chosen}
+    with pool.hold_gpus(chosen, lambda line: log.info("%s", line)):
+        jobs = plan(entries, chosen, only_stale=False)
+        runner = pool.Pool(chosen, deadline_s=deadline_s, target=target,
+                           say=say or (lambda who, line: log.info("[%s] %s", who, line)))
+        outcomes = runner.run(jobs) if jobs else []
+    out = []
+    for outcome in outcomes:
+        mismatch = job_mismatch(outcome.job, outcome.result, assigned.get(outcome.gpu)) if outcome.ok else None
+        out.append(dataclasses.replace(outcome, result=None, error=mismatch) if mismatch else outcome)
+    return out
+
+
 def _measure(entries: list[Entry], log: logging.Logger, chosen: list[dict], *, only_stale: bool,
              shard: tuple[int, int] | None, deadline_s: float, target: str,
              say: Callable[[str, str], None] | None,
