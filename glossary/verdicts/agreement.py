@@ -149,7 +149,7 @@ def compare(spec: MeasureSpec, record: Result, reproduction: Result) -> Agreemen
         other = again.get(_key(size.params))
         ws = size.working_set_bytes or working_set_bytes(spec, size.params)
         regime = regime_of(ws, l2)
-        for what, kind, was, now, spread in _pairs(record, size, reproduction, other):
+        for what, kind, was, now, spread in _pairs(record, size, reproduction, other, spec):
             default = _default(record, size, reproduction, other, spread)
             if regime != "past_l2":
                 default *= L2_WIDENING
@@ -187,20 +187,23 @@ def _default(record: Result, size: Size, reproduction: Result, other: Size | Non
     return _ci(record, size, regions) + _ci(reproduction, other, regions)
 
 
-def _pairs(record: Result, size: Size, reproduction: Result,
-           other: Size | None) -> Iterator[tuple[str, str, float, float | None, tuple[str, ...]]]:
+def _pairs(record: Result, size: Size, reproduction: Result, other: Size | None,
+           spec: MeasureSpec) -> Iterator[tuple[str, str, float, float | None, tuple[str, ...]]]:
     """(what, kind, recorded, reproduced, the sampled regions whose intervals bound it) for every
-    number the record publishes at ``size``."""
+    number the record publishes at ``size``; a variant is named as the page's tight spaces name it."""
+    from glossary.verdicts.claims import short_name
+
     stat = record.method.statistic if record.method else "mean"
-    for name, var in size.variants.items():
-        again = other.variants.get(name) if other is not None else None
+    for key, var in size.variants.items():
+        name = short_name(spec, key) or key
+        again = other.variants.get(key) if other is not None else None
         for part, label in (("stats", "time"), ("host_stats", "host time")):
             st = getattr(var, part)
             value = getattr(st, stat) if st is not None else None
             if value is None:
                 continue
             st2 = getattr(again, part) if again is not None else None
-            yield f"{name} {label}", "time", value, getattr(st2, stat) if st2 is not None else None, (name,)
+            yield f"{name} {label}", "time", value, getattr(st2, stat) if st2 is not None else None, (key,)
         counters = var.counters
         for pass_name, label in (("flushed", "caches flushed"), ("unflushed", "caches as timed")):
             cp = getattr(counters, pass_name) if counters is not None else None
