@@ -213,17 +213,17 @@ def judge(repro: Reproduction, spec, records: dict[str, Result], policy: trust_m
     def refused(why: str, status: Status = "refused") -> Checked:
         return Checked(repro.path, repro.device, repro.node, status, reason=why)
 
-    why = _signature_problem(repro, policy)
+    opened, why = _open(repro, policy)
     if why:
         return refused(why)
-    signer = policy.reproducers.keys[_keyid(repro)].name
+    signer = policy.reproducers.keys[opened.keyid].name
     record = records.get(repro.device)
     if record is None:
         return refused(f"there is no committed record for {repro.device} to reproduce")
     digest, keyid = record_digest(repro.entry, repro.device, record, policy)
     if digest is None:
         return refused(f"the record for {repro.device} does not verify ({keyid}), so nothing is compared")
-    if keyid == _keyid(repro):
+    if keyid == opened.keyid:
         return refused("it is signed by the key that signed the record itself; a reproduction is another node's")
     if repro.record_digest != digest:
         return refused(f"it reproduces an earlier record of {repro.device} (digest {repro.record_digest[:12]}), "
@@ -237,32 +237,26 @@ def judge(repro: Reproduction, spec, records: dict[str, Result], policy: trust_m
                    result=repro.result, agreement=agreed)
 
 
-def _keyid(repro: Reproduction) -> str | None:
-    sigs = (repro.data.get(attest.SIGNATURE_KEY) or {}).get("signatures") or [{}]
-    return sigs[0].get("keyid") if isinstance(sigs[0], dict) else None
-
-
-def _signature_problem(repro: Reproduction, policy: trust_mod.Trust) -> str | None:
+def _open(repro: Reproduction, policy: trust_mod.Trust) -> tuple[attest.Opened | None, str | None]:
+    """(the verified statement, None), or (None, why the signature does not count)."""
     env = repro.data.get(attest.SIGNATURE_KEY)
     if not isinstance(env, dict):
-        return "it carries no signature"
+        return None, "it carries no signature"
     try:
         opened = attest.open_envelope(env, policy.reproducers.public())
         attest.check_reproduction_statement(repro.data, opened, repro.entry, repro.device, repro.node)
     except AttestError as err:
         listed = trust_mod.REPRODUCERS_FILE
-        return f"{err} (reproducing keys are listed in {listed})" if "not trusted" in str(err) else str(err)
+        return None, f"{err} (reproducing keys are listed in {listed})" if "not trusted" in str(err) else str(err)
     key = policy.reproducers.keys[opened.keyid]
     if key.name != repro.node:
-        return (f"it names node {repro.node!r}, but is signed by the key listed for {key.name!r} ({key.where}); "
-                f"a reproduction is signed by the node it names")
+        return None, (f"it names node {repro.node!r}, but is signed by the key listed for {key.name!r} "
+                      f"({key.where}); a reproduction is signed by the node it names")
     why = key.problem_at(attest.signed_at(opened), trust_mod.REPRODUCTION_NAMESPACE)
-    if why:
-        return why
     retired = policy.retired_reproducers.get(opened.keyid)
-    if retired is not None:
-        return retired.refusal(opened, "it")
-    return None
+    if why is None and retired is not None:
+        why = retired.refusal(opened, "it")
+    return (None, why) if why else (opened, None)
 
 
 def check_entry(entry, records: dict[str, Result], policy: trust_mod.Trust) -> list[Checked]:
