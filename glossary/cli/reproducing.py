@@ -9,13 +9,12 @@ import click
 from rich.markup import escape
 
 from glossary import checks
-from glossary.cli.common import Problems, cli, console, entries_dir_of, load_all, usage
+from glossary.cli.common import Problems, cli, console, entries_dir_of, gpus_here, load_all, project_trust, usage
 from glossary.cli.node import default_name
 from glossary.entries.model import display_path
 from glossary.figures import fmt
 from glossary.measuring import plan, pool
 from glossary.measuring import reproduce as reproduce_mod
-from glossary.settings import GlossaryError, Settings
 from glossary.verdicts import agreement, trust
 from measure import attest
 
@@ -53,18 +52,10 @@ def reproduce(ctx: click.Context, entries: tuple[str, ...], everything: bool, no
     except checks.CheckError as err:
         raise usage(ctx, err) from None
     loaded = load_all(entries_dir)
-    try:
-        policy = Settings.for_project(entries_dir).load_trust()
-    except GlossaryError as err:
-        raise Problems(str(err)) from None
+    policy = project_trust(entries_dir)
     chosen = [e for s, e in loaded.items() if slugs is None or s in slugs]
-    available, why = plan.available_gpus()
-    if not available:
-        raise Problems(f"no GPU to reproduce on here: {why}. `glossary reproduce` runs on a machine with a CUDA "
-                       f"GPU and pycuda (pip install -e '.[gpu]').")
-    no_sandbox = plan.sandbox_problem()
-    if no_sandbox:
-        raise Problems(no_sandbox)
+    available = gpus_here("no GPU to reproduce on here: {why}. `glossary reproduce` runs on a machine with a "
+                          "CUDA GPU and pycuda (pip install -e '.[gpu]').")
     try:
         signer = attest.node_signer()
     except attest.AttestError as err:

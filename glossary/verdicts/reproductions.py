@@ -34,6 +34,7 @@ from typing import Literal
 from glossary.entries.model import display_path
 from glossary.verdicts import agreement as agreement_mod
 from glossary.verdicts import trust as trust_mod
+from glossary.verdicts.retired import check_head, read_strict_json
 from measure import attest, results, store
 from measure.attest import AttestError
 from measure.results import Result
@@ -123,30 +124,8 @@ def load_all(entry_dir: Path) -> list[tuple[Path, Reproduction | ReproductionErr
 
 def read(path: Path) -> Reproduction:
     """One reproduction file, strictly: bounded, no key twice, every key known, the result typed."""
-    shown = display_path(path)
-    try:
-        if path.is_symlink() or not path.is_file():
-            raise ReproductionError(f"{shown}: a reproduction is a plain file")
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as err:
-        raise ReproductionError(f"{shown}: cannot read the reproduction: {err.strerror or err}") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise ReproductionError(f"{shown}: larger than {MAX_FILE_BYTES >> 20} MB; not a reproduction")
-    try:
-        data = json.loads(raw.decode("utf-8"), object_pairs_hook=_unique)
-    except RecursionError:
-        raise ReproductionError(f"{shown}: nested too deeply to be a reproduction") from None
-    except (UnicodeDecodeError, ValueError) as err:
-        raise ReproductionError(f"{shown}: not JSON ({err})") from None
-    return parse(path, data)
-
-
-def _unique(pairs: list) -> dict:
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        raise ValueError("a key is given twice in one object")
-    return out
+    return parse(path, read_strict_json(path, MAX_FILE_BYTES, "reproduction", ReproductionError,
+                                        shown=display_path(path)))
 
 
 def parse(path: Path, data) -> Reproduction:
@@ -156,16 +135,8 @@ def parse(path: Path, data) -> Reproduction:
     def bad(key: str, why: str) -> ReproductionError:
         return ReproductionError(f"{shown}, key {key!r}: {why}")
 
-    if not isinstance(data, dict):
-        raise ReproductionError(f"{shown}: a reproduction is a JSON object")
-    unknown = sorted(set(data) - set(_KEYS))
-    if unknown:
-        raise bad(unknown[0], f"not a key of a reproduction (known: {', '.join(_KEYS)})")
-    missing = [k for k in _KEYS if k not in data]
-    if missing:
-        raise bad(missing[0], "missing")
-    if data["format"] != FORMAT or isinstance(data["format"], bool):
-        raise bad("format", f"format {data['format']!r} found, this glossary reads format {FORMAT}")
+    check_head(data, _KEYS, FORMAT, "reproduction", bad,
+               ReproductionError(f"{shown}: a reproduction is a JSON object"))
     for key in ("entry", "device", "node"):
         if not isinstance(data[key], str) or not data[key].strip():
             raise bad(key, "expected a non-empty string")
