@@ -12,9 +12,14 @@
 #   OUT/reproductions.tgz             entries/*/reproductions/*.json, the signed reproductions
 #
 # Usage (on a fresh GPU machine, with pycuda, mkdocs, bwrap and this project importable):
-#     bash scripts/reproduce-evidence.sh OUT_DIR
+#     bash scripts/reproduce-evidence.sh OUT_DIR [SLUG...]     # no SLUG: every entry (--all)
+# Each reproduction is written as its measurement ends, so a run cut short by REPRODUCE_TIMEOUT
+# (default 540 s) brings back what it finished; run the rest on another fresh machine, by slug.
 set -uo pipefail
 out=${1:-reproduce-out}
+shift || true
+which=("$@")
+[ ${#which[@]} -eq 0 ] && which=(--all)
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1 NO_MKDOCS_2_WARNING=1
 keydir=$(mktemp -d)  # outside the repository; dies with the machine
@@ -23,7 +28,7 @@ name="nvidia-h200-repro-$(date -u +%Y-%m-%d-%H%M)"
 nvidia-smi --query-gpu=name,uuid,pci.bus_id,driver_version --format=csv > "$out/gpu.txt" 2>&1
 python3 -m glossary.cli node init --name "$name" > "$out/node-init.log" 2>&1
 rm -f entries/*/reproductions/*.json  # only what this node makes comes back
-timeout "${REPRODUCE_TIMEOUT:-540}" python3 -m glossary.cli reproduce --all --node "$name" --gpus all \
+timeout "${REPRODUCE_TIMEOUT:-540}" python3 -m glossary.cli reproduce "${which[@]}" --node "$name" --gpus all \
     > "$out/reproduce.log" 2>&1
 echo "exit status $?" >> "$out/reproduce.log"
 grep 'namespaces="glossary-reproduction"' "$out/reproduce.log" | tail -1 > "$out/reproducers.allowed_signers"

@@ -371,3 +371,12 @@ def _glossary(project: Path, *args: str):
     return subprocess.run([sys.executable, "-m", "glossary.cli", "--entries", "entries", *args], cwd=project,
                           capture_output=True, text=True, timeout=120,
                           env=dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(ROOT)))
+
+
+def test_the_command_wants_entries_or_all_and_a_gpu(tmp_path, keys, node_b):
+    project = project_with(tmp_path, keys, node_b)
+    bare = _glossary(project, "reproduce")
+    assert bare.returncode == 2 and "--all" in bare.stderr
+    run = _glossary(project, "reproduce", "copy")
+    assert run.returncode == 1 and "no GPU to reproduce on here" in run.stderr, run.stderr
+    assert not (project / "entries" / "copy" / "reproductions").exists()

@@ -63,13 +63,20 @@ def reproduce(ctx: click.Context, entries: tuple[str, ...], everything: bool, no
     node = node_name or default_name()
     log = logging.getLogger("glossary.cli.reproduce")
     out = console()
+    shown: list[reproduce_mod.Report] = []
+
+    def arrived(report: reproduce_mod.Report) -> None:  # each comparison as its measurement ends
+        shown.append(report)
+        show(out, [report], numbers)
+
     try:
         reports = reproduce_mod.reproduce(chosen, policy, log, node=node, signer=signer, gpus=gpus,
-                                          deadline_s=deadline, available=available,
+                                          deadline_s=deadline, available=available, on_report=arrived,
                                           say=lambda who, line: out.print(f"[dim]{escape(who)}: {escape(line)}[/]"))
     except pool.PoolError as err:
         raise usage(ctx, err) from None
-    bad = show(out, reports, numbers)
+    show(out, [r for r in reports if not any(r is s for s in shown)], numbers)
+    bad = sum(r.status == "failed" or (r.agreement is not None and not r.agreement.agrees) for r in reports)
     written = [r for r in reports if r.path is not None]
     if written and signer is not None:
         line = trust.allowed_signers_line(node, signer.public, trust.REPRODUCTION_NAMESPACE,

@@ -131,24 +131,31 @@ def measure_entries(entries: list[Entry], log: logging.Logger, *, only_stale: bo
 
 def remeasure(entries: list[Entry], log: logging.Logger, *, gpus: str = "all",
               deadline_s: float = pool.DEFAULT_DEADLINE_S, target: str = pool.HARNESS,
-              available: list[dict] | None = None, say: Callable[[str, str], None] | None = None) -> list[pool.Outcome]:
+              available: list[dict] | None = None, say: Callable[[str, str], None] | None = None,
+              on_done: Callable[[pool.Outcome], None] | None = None) -> list[pool.Outcome]:
     """Measure ``entries`` again on this machine's GPUs, every one whatever its recorded result,
-    counters profiled anew, and record nothing: the outcomes are returned (``glossary reproduce``).
+    counters profiled anew, and record nothing: each outcome goes to ``on_done`` as its job ends,
+    and all are returned (``glossary reproduce``).
 
     The same pool, sandbox and job check as ``measure_entries``; a result that is not the job's
     comes back as a failure."""
     chosen = ready_gpus(gpus, available, target)
     assigned = {g["index"]: g for g in chosen}
+    checked: list[pool.Outcome] = []
+
+    def done(outcome: pool.Outcome) -> None:
+        mismatch = job_mismatch(outcome.job, outcome.result, assigned.get(outcome.gpu)) if outcome.ok else None
+        outcome = dataclasses.replace(outcome, result=None, error=mismatch) if mismatch else outcome
+        checked.append(outcome)
+        if on_done is not None:
+            on_done(outcome)
+
     with pool.hold_gpus(chosen, lambda line: log.info("%s", line)):
         jobs = plan(entries, chosen, only_stale=False)
-        runner = pool.Pool(chosen, deadline_s=deadline_s, target=target,
-                           say=say or (lambda who, line: log.info("[%s] %s", who, line)))
-        outcomes = runner.run(jobs) if jobs else []
-    out = []
-    for outcome in outcomes:
-        mismatch = job_mismatch(outcome.job, outcome.result, assigned.get(outcome.gpu)) if outcome.ok else None
-        out.append(dataclasses.replace(outcome, result=None, error=mismatch) if mismatch else outcome)
-    return out
+        if jobs:
+            pool.Pool(chosen, deadline_s=deadline_s, target=target, on_done=done,
+                      say=say or (lambda who, line: log.info("[%s] %s", who, line))).run(jobs)
+    return checked
 
 
 def _measure(entries: list[Entry], log: logging.Logger, chosen: list[dict], *, only_stale: bool,

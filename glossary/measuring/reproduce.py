@@ -77,8 +77,10 @@ def candidates(entries: list[Entry], devices: list[str], policy: trust.Trust) ->
 def reproduce(entries: list[Entry], policy: trust.Trust, log: logging.Logger, *, node: str,
               signer: attest.Signer | None, gpus: str = "all", deadline_s: float = pool.DEFAULT_DEADLINE_S,
               target: str = pool.HARNESS, available: list[dict] | None = None,
-              say: Callable[[str, str], None] | None = None) -> list[Report]:
-    """Re-measure, compare, and write each signed reproduction; one report per entry and device."""
+              say: Callable[[str, str], None] | None = None,
+              on_report: Callable[[Report], None] | None = None) -> list[Report]:
+    """Re-measure, compare, and write each signed reproduction as its measurement ends (so a run cut
+    short keeps what it finished); one report per entry and device, each also to ``on_report``."""
     if available is None:
         available, why = plan.available_gpus()
         if not available:
@@ -87,34 +89,44 @@ def reproduce(entries: list[Entry], policy: trust.Trust, log: logging.Logger, *,
     devices = list(dict.fromkeys(g["device"] for g in chosen))
     todo, reports = candidates(entries, devices, policy)
     wanted = {(e.slug, d): (e, r, digest, keyid) for e, d, r, digest, keyid in todo}
-    outcomes = plan.remeasure(list({e.slug: e for e, *_ in todo}.values()), log, gpus=gpus, deadline_s=deadline_s,
-                              target=target, available=available, say=say) if todo else []
-    for outcome in outcomes:
+
+    def done(outcome: pool.Outcome) -> None:  # in the parent, as each job ends: written at once
         key = (outcome.job.slug, outcome.job.device)
         if key not in wanted:
-            continue  # a model here with no record of this entry: reported above
+            return  # a model here with no record of this entry: reported above
         entry, record, digest, keyid = wanted.pop(key)
-        if not outcome.ok:
-            reports.append(Report(*key, "failed", outcome.error or "the measurement failed"))
-            continue
-        data = dict(outcome.result, format=store.RESULT_FORMAT)
-        try:
-            result = results.parse(data)
-        except SchemaError as err:  # the worker checked it already; a second look costs nothing
-            reports.append(Report(*key, "failed", f"the re-measure does not read as a result: {err}"))
-            continue
-        report = Report(*key, "compared", agreement=agreement.compare(entry.meta.measure, record, result),
-                        claims=reproductions.claims_both(entry, key[1], record, result))
-        content = reproductions.make(entry.slug, key[1], node, record, digest, keyid, data)
-        if signer is None:
-            report.unsigned_why = ("this machine has no node key (`glossary node init`), so no reproduction was "
-                                   "written; the comparison above is yours alone")
-        elif signer.public.keyid == keyid:
-            report.unsigned_why = ("this node's key signed the record itself; a reproduction comes from another "
-                                   "node's key, so none was written")
-        else:
-            report.path = reproductions.write(entry.folder, attest.sign_reproduction(content, signer))
+        report = compared(entry, key[1], record, digest, keyid, outcome, node, signer)
         reports.append(report)
+        if on_report is not None:
+            on_report(report)
+
+    if todo:
+        plan.remeasure(list({e.slug: e for e, *_ in todo}.values()), log, gpus=gpus, deadline_s=deadline_s,
+                       target=target, available=available, say=say, on_done=done)
     for (slug, device) in wanted:  # jobs the pool never answered (no worker of that model)
         reports.append(Report(slug, device, "failed", "the pool returned no measurement"))
     return reports
+
+
+def compared(entry: Entry, device: str, record: Result, digest: str, keyid: str, outcome: pool.Outcome, node: str,
+             signer: attest.Signer | None) -> Report:
+    """One re-measure against its record: the report, and the signed reproduction written where it can be."""
+    if not outcome.ok:
+        return Report(entry.slug, device, "failed", outcome.error or "the measurement failed")
+    data = dict(outcome.result, format=store.RESULT_FORMAT)
+    try:
+        result = results.parse(data)
+    except SchemaError as err:  # the worker checked it already; a second look costs nothing
+        return Report(entry.slug, device, "failed", f"the re-measure does not read as a result: {err}")
+    report = Report(entry.slug, device, "compared", agreement=agreement.compare(entry.meta.measure, record, result),
+                    claims=reproductions.claims_both(entry, device, record, result))
+    if signer is None:
+        report.unsigned_why = ("this machine has no node key (`glossary node init`), so no reproduction was "
+                               "written; the comparison above is yours alone")
+    elif signer.public.keyid == keyid:
+        report.unsigned_why = ("this node's key signed the record itself; a reproduction comes from another "
+                               "node's key, so none was written")
+    else:
+        content = reproductions.make(entry.slug, device, node, record, digest, keyid, data)
+        report.path = reproductions.write(entry.folder, attest.sign_reproduction(content, signer))
+    return report
