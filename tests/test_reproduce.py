@@ -178,6 +178,9 @@ def test_an_agreeing_reproduction_is_shown_under_the_measured_table(tmp_path, ke
     page = (project / "site" / "copy" / "index.html").read_text()
     assert "Reproduced on 1 other H200 node: every figure past 4× the L2 within 0.30%; inside the L2 within 2.1%" in page
     assert "Reproductions of this record" in page and NODE in page and "2026-12-02" in page
+    details = page[page.index('<details class="info"'):]
+    assert details.index("Reproductions of this record") < details.index("</details>")
+    assert details.index("driver 580.1") < details.index("</details>")
     assert "driver 580.1" in page
 
 
