@@ -383,3 +383,32 @@ def test_the_command_wants_entries_or_all_and_a_gpu(tmp_path, keys, node_b):
     run = _glossary(project, "reproduce", "copy")
     assert run.returncode == 1 and "no GPU to reproduce on here" in run.stderr, run.stderr
     assert not (project / "entries" / "copy" / "reproductions").exists()
+
+
+def test_the_command_prints_the_report_and_the_line_to_trust(tmp_path, keys, node_b, monkeypatch):
+    """`glossary reproduce --all` end to end, the harness stood in (tests/reproduce_fakes.py)."""
+    import functools
+
+    from click.testing import CliRunner
+
+    from glossary.cli import cli
+    from glossary.measuring import plan
+
+    project = project_with(tmp_path, keys, node_b)
+    (project / "trust" / "reproducers.allowed_signers").write_text("")  # the key is new: not listed yet
+    key = tmp_path / "node-b-key"
+    node_b.save(key)
+    monkeypatch.setenv("GLOSSARY_NODE_KEY", str(key))
+    monkeypatch.setenv("FAKE_SCALE_PAST_L2", "1.05")
+    monkeypatch.setattr(plan, "available_gpus", lambda: (_gpus("NVIDIA H200"), ""))
+    monkeypatch.setattr(reproduce_mod, "reproduce",
+                        functools.partial(reproduce_mod.reproduce, target="reproduce_fakes:rerun"))
+    monkeypatch.chdir(project)
+    result = CliRunner().invoke(cli, ["--entries", "entries", "reproduce", "--all", "--node", NODE],
+                                catch_exceptions=False)
+    assert result.exit_code == 1, result.output  # 5% past 4x the L2: it disagrees
+    assert "DISAGREES copy on nvidia-h200" in result.output and "OUTSIDE" in result.output
+    assert "claim:" in result.output and "on the record" in result.output
+    line = result.output.strip().splitlines()[-1]
+    assert line.startswith(f'{NODE} namespaces="glossary-reproduction"') and node_b.public.line in line
+    assert (project / "entries" / "copy" / "reproductions" / f"nvidia-h200-{NODE}.json").exists()

@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from glossary import checks
-from glossary.cli.common import Problems, cli, console, entries_dir_of, gpus_here, load_all, project_trust, usage
+from glossary.cli.common import cli, console, entries_dir_of, gpus_here, load_all, project_trust, usage
 from glossary.measuring import plan, pool
 from glossary.verdicts import trust
 from glossary.measuring.progress import Tally, configurations

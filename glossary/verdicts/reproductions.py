@@ -199,8 +199,11 @@ def judge(repro: Reproduction, spec, records: dict[str, Result], policy: trust_m
     if repro.record_digest != digest:
         return refused(f"it reproduces an earlier record of {repro.device} (digest {repro.record_digest[:12]}), "
                        f"not the committed one ({digest[:12]}); reproduce it again", "earlier")
-    if repro.result.fingerprint != record.fingerprint or (fingerprint and repro.result.fingerprint != fingerprint):
+    if repro.result.fingerprint != record.fingerprint:
         return refused("it was measured for another measurement fingerprint than the record's")
+    if fingerprint and record.fingerprint != fingerprint:
+        return refused("the record it reproduces is stale (measured for an earlier spec, kernels or harness); "
+                       "measure the entry again, then reproduce it again", "earlier")
     if repro.result.environment.gpu != record.environment.gpu:
         return refused(f"it was measured on {repro.result.environment.gpu}, the record on {record.environment.gpu}")
     agreed = agreement_mod.compare(spec, record, repro.result)
