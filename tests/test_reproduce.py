@@ -280,6 +280,7 @@ def test_a_retired_reproducing_key_keeps_what_it_signed_and_nothing_after(tmp_pa
     write_signed(project, reproduction(project, node_b), node_b)
     run = _glossary(project, "node", "retire", NODE, "--reproducer")
     assert run.returncode == 0, run.stderr + run.stdout
+    assert "listed 1 reproduction and 0 failure records" in run.stdout, run.stdout
     record = json.loads((project / "trust" / "retired-reproducers" / f"{NODE}.json").read_text())
     assert len(record["signed"]) == 1
     assert NODE not in (project / "trust" / "reproducers.allowed_signers").read_text()

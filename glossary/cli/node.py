@@ -160,7 +160,8 @@ def _retire(out, entries_dir: Path, nodes_file: Path, folder: Path, key: trust.T
         retired.write_record(path, data)
     except (retired.RetiredError, OSError) as err:
         raise Problems(f"{key.name} not retired: {err}") from None
-    out.print(f"Retired {escape(key.name)} ({key.key.keyid}): listed {found.results} result"
+    what = "reproduction" if scanner is _reproductions_scan else "result"
+    out.print(f"Retired {escape(key.name)} ({key.key.keyid}): listed {found.results} {what}"
               f"{'' if found.results == 1 else 's'} and {found.failures} failure record"
               f"{'' if found.failures == 1 else 's'} it signed, in {escape(display_path(path))}; anything "
               f"else it signs is refused.")
