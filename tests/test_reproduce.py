@@ -413,3 +413,30 @@ def test_the_command_prints_the_report_and_the_line_to_trust(tmp_path, keys, nod
     line = result.output.strip().splitlines()[-1]
     assert line.startswith(f'{NODE} namespaces="glossary-reproduction"') and node_b.public.line in line
     assert (project / "entries" / "copy" / "reproductions" / f"nvidia-h200-{NODE}.json").exists()
+
+
+def test_a_real_record_is_compared_number_by_number_in_its_own_regimes():
+    """The committed kernel-fusion record on the H200 (counters carried from an earlier run, five
+    sizes from inside the L2 to 100x it) against itself with every time 0.4% slower."""
+    entries = ROOT / "entries"
+    entry = parse_entry(entries / "kernel-fusion.md", entries)
+    record = store.load_file(entries / "kernel-fusion" / "results" / "nvidia-h200.json")
+    data = copy.deepcopy(record.plain())
+    data.pop("signature")
+    for size in data["sizes"]:
+        for var in size["variants"].values():
+            var["stats"] = {k: (v * 1.004 if k in ("mean", "median", "min", "max") else v)
+                            for k, v in var["stats"].items()}
+    agreed = agreement.compare(entry.meta.measure, record, results.parse(data))
+    l2 = record.environment.l2_bytes
+    for n in agreed.numbers:
+        size = next(s for s in record.sizes if s.params == n.params)
+        assert n.regime == agreement.regime_of(size.working_set_bytes, l2)
+    regimes = {g.regime: g for g in agreed.regimes()}
+    assert {"inside_l2", "past_l2"} <= set(regimes)
+    times = [n for n in agreed.numbers if n.kind == "time"]
+    assert len(times) == sum(len(s.variants) for s in record.sizes)
+    assert all(n.ratio == pytest.approx(1.004) for n in times)
+    assert all(n.ratio == pytest.approx(1.0) for n in agreed.numbers if n.kind in ("counter", "floor"))
+    assert any(n.kind == "counter" for n in agreed.numbers) and any(n.kind == "floor" for n in agreed.numbers)
+    assert agreed.agrees and regimes["past_l2"].worst == pytest.approx(0.004)
