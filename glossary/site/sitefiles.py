@@ -169,7 +169,7 @@ def _stray_reason(rel: str, path: Path, entries: dict) -> str | None:
     # the signed review (glossary.verdicts.trust) is read by the build, never published
     if inside in entry.kernel_files or inside in (trust.REVIEW_FILE, trust.AUTHOR_FILE):
         return None
-    if len(parts) == 3 and parts[1] == "results" and parts[2].endswith(".json"):
-        return None
+    if len(parts) == 3 and parts[1] in ("results", "reproductions") and parts[2].endswith(".json"):
+        return None  # reproductions (glossary.verdicts.reproductions) are read by the build, shown on the page
     return (f"is not a file the entry {parts[0]!r} declares (measure.sources, measure.reference) or one of its "
             f"results; it is not published: remove it, or declare it in the spec")

@@ -232,6 +232,28 @@ class Ratio:
 
 
 @dataclass(frozen=True)
+class Agreement:
+    """How closely a reproduction on another node of the same model must agree with the record, per
+    size regime (``glossary.verdicts.agreement``); presentation and verification only, never part of
+    the measurement fingerprint.  Unset, each number's tolerance comes from the stopping rule."""
+
+    past_l2: float | None = doc(
+        "the largest difference, as a fraction (0.004 is 0.4%), of any number at a size whose working "
+        "set is at least 4x the L2; default: the two runs' 95% confidence intervals of the statistic, "
+        "each at least the stopping rule's target_ci", default=None)
+    inside_l2: float | None = doc(
+        "the same for sizes under 4x the L2 (inside it, or between it and 4x), where re-measures move by "
+        "several percent; default: the past-L2 default widened (glossary.verdicts.agreement.L2_WIDENING)",
+        default=None)
+
+    def validate(self) -> None:
+        for key in ("past_l2", "inside_l2"):
+            value = getattr(self, key)
+            if value is not None and not 0 < value < 1:
+                raise SchemaError(key, f"expected a fraction between 0 and 1 (0.004 is 0.4%), found {value}")
+
+
+@dataclass(frozen=True)
 class MeasureSpec:
     """The measurement spec of an entry."""
 
@@ -271,6 +293,9 @@ class MeasureSpec:
     counter_sizes: Literal["headline", "all"] = doc(
         "where the counter pass runs: the headline size only, or every size of the sweep "
         "(to see the L2 regime in bytes)", default="headline")
+    agreement: Agreement | None = doc(
+        "the agreement a reproduction (`glossary reproduce` on another node) must reach with the record, "
+        "per size regime; a presentation key: changing it leaves every result current", default=None)
 
     def validate(self) -> None:
         if not self.sources:
