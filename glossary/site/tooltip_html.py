@@ -96,11 +96,12 @@ class PageTerms:
 
 
 def attribute(definition: str) -> str:
-    """A definition as a title attribute's value: Material shows a title as HTML, so the value holds
-    escaped text (``tooltips.title_text``), written here escaped once more as an attribute."""
+    """A definition as a title attribute's source text: Material shows a title as HTML, so the value
+    a browser reads holds escaped text; the source is that escaped once more (``tooltips.title_text``:
+    ``<`` is written ``&amp;lt;``), its quotes as ``&quot;``, as the abbr extension wrote it."""
     from glossary.site.tooltips import title_text
 
-    return html.escape(title_text(definition), quote=True)
+    return title_text(definition).replace('"', "&quot;")
 
 
 def link_slug(href: str) -> str | None:
