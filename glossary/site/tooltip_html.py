@@ -152,6 +152,7 @@ class _Walk(HTMLParser):
         self.prose = False
         self.shown: set[str] = set()  # terms with a tooltip in this section
         self.block: list[list] = []  # [raw_start, raw_end or None, text, matchable, run]
+        self.links: list[tuple[int, str]] = []  # (raw start, slug) of the block's term links
         self.run = 0
         self.pending: list | None = None  # the piece whose end is the next token's start
         self.edits: list[tuple[int, int, str]] = []  # (start, end, replacement), in order
@@ -254,17 +255,20 @@ class _Walk(HTMLParser):
         raw = self.get_starttag_text() or ""
         end = start + len(raw) - (2 if raw.endswith("/>") else 1)
         self.edits.append([end, end, f' title="{attribute(self.terms.definitions[slug])}"'])
-        self.shown.add(slug)
+        self.links.append((start, slug))  # it counts as the term's use where it stands (``_match``)
 
     # -- matching ------------------------------------------------------------------------------
 
     def _flush(self) -> None:
         # called at a markup token (or the end), so every piece's raw end is known by now
         block, self.block = self.block, []
+        links, self.links = self.links, []
         if any(piece[3] for piece in block):
-            self._match(block)
+            self._match(block, links)
+        else:
+            self.shown.update(slug for _, slug in links)
 
-    def _match(self, block: list[list]) -> None:
+    def _match(self, block: list[list], links: list[tuple[int, str]]) -> None:
         text = "".join(piece[2] for piece in block)
         starts, at = [], 0
         for piece in block:
@@ -288,15 +292,19 @@ class _Walk(HTMLParser):
             return all(block[i][3] and block[i][4] == run for i in range(first, last + 1)) \
                 and raw(start, False) is not None and raw(end, True) is not None
 
+        links = links[::-1]
         for found in self.terms.matcher.scan(text, allowed):
+            start, end = raw(found.start, False), raw(found.end, True)
+            while links and links[-1][0] < start:  # a term link before this text: that term is used
+                self.shown.add(links.pop()[1])
             slug = found.item
             if slug == self.terms.own or slug in self.shown:
                 continue
             self.shown.add(slug)
             title = attribute(self.terms.definitions[slug])
-            start, end = raw(found.start, False), raw(found.end, True)
             self.edits.append([start, start, f'<abbr title="{title}">'])
             self.edits.append([end, end, "</abbr>"])
+        self.shown.update(slug for _, slug in links)
 
     def close(self) -> None:
         super().close()
