@@ -128,12 +128,31 @@ def link_slug(href: str) -> str | None:
 
 def place(page_html: str, terms: PageTerms) -> str:
     """``page_html`` with its tooltips (see the module's doc) and without the prose markers."""
-    if len(page_html) > MAX_PAGE_CHARS or prose_marker() not in page_html:
+    first = page_html.find(prose_marker())
+    if len(page_html) > MAX_PAGE_CHARS or first == -1:
         return page_html
-    walk = _Walk(page_html, terms)
-    walk.feed(page_html)
+    # only from the first marker to the last: both stand between top-level blocks, and what lies
+    # outside (the Measured section, highlighted kernel source) is most of a page's markup
+    last = page_html.rfind(prose_marker(closing=True))
+    end = last + len(prose_marker(closing=True)) if last > first else len(page_html)
+    walk = _Walk(page_html[first:end], terms)
+    walk.feed(page_html[first:end])
     walk.close()
-    return walk.result()
+    return page_html[:first] + walk.result() + page_html[end:]
+
+
+def prose_parts(text: str) -> list[str]:
+    """The parts of a page's Markdown (or HTML) between the prose markers; all of it without any."""
+    opening, closing = prose_marker(), prose_marker(closing=True)
+    at = text.find(opening)
+    if at == -1:
+        return [text]
+    parts = []
+    while at != -1:
+        stop = text.find(closing, at)
+        parts.append(text[at:stop if stop != -1 else len(text)])
+        at = text.find(opening, stop) if stop != -1 else -1
+    return parts
 
 
 class _Walk(HTMLParser):

@@ -200,8 +200,10 @@ def table(markdown: str, all_terms: list[Term] | Matcher, own_slug: str | None) 
     of the terms it may use, its own term's among them (they take part in matching, so "scratchpad
     memory" on its own page is not read as a shorter term "memory", but get no tooltip), and the
     definitions of those terms and of the entries it links to."""
+    from glossary.site import tooltip_html
+
     matcher = all_terms if isinstance(all_terms, Matcher) else Matcher(all_terms)
-    used, linked = matcher.candidates(markdown)
+    used, linked = matcher.candidates("\n".join(tooltip_html.prose_parts(markdown)))
     if own_slug is not None:
         used += [t for t in matcher.terms if t.slug == own_slug]
     spellings = sorted({(t.slug, t.spelling) for t in used})
