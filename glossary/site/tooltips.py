@@ -1,35 +1,26 @@
 """Tooltips: each shown term's definition on hover wherever another entry uses it.
 
-Material renders the ``abbr`` extension's ``*[Term]: definition`` lines as tooltips (theme
-feature ``content.tooltips``).  The abbr extension matches each line's text exactly, case and
-all, so this module finds how a page's prose actually writes each term and emits one line per
-spelling found there, as written ("Shared Memory", "shared memory", "warps", "SMs").
+This module knows the terms: which spellings an entry gives (``terms``), their forms, and which
+of them a page may use (``Matcher.candidates``, ``table``).  The tooltips themselves are placed
+over each page's rendered HTML by ``glossary.site.tooltip_html``, with the matcher of
+``glossary.site.termmatch`` (issue 31: Python-Markdown's abbr, with its ``\\b...\\b``, never
+matched after ")" or "+" and wrapped every occurrence everywhere).
 
-What matches (``Matcher``):
+What matches:
 
 * a shown entry's title, its front-matter ``abbreviations`` and ``aliases``; for a question-style
-  title ("What is occupancy?"), the term it asks about (``question_terms``);
+  title ("What is occupancy?", "什么是共享内存？"), the term it asks about (``question_terms``);
 * in any case, except a spelling whose letters are all capitals (an acronym: "SM", "TMA"), which
   matches as written, so "sm" of ``sm_90`` or a lower-case word is never taken for it;
-* in the singular or a simple English plural of its last word: +s, +es after s/x/z/ch/sh,
-  y -> ies after a consonant ("SMs", "warps", "caches", "buses", "latencies");
-* longest first ("CUDA graphs" beats "CUDA"), whole words only: not inside a longer word nor
-  joined by a hyphen ("multi-warp", "kernel-fusion" are not "warp", "kernel").
-
-Where (``prose``): the page's Markdown outside code (fenced and inline), link and image URLs, raw
-HTML tags and their attributes, headings, attribute lists, abbreviation lines and the Related
-terms section.  The abbr extension itself skips code; ``ScopeExtension`` (added by the hook) keeps
-headings and the Related list free of tooltips wherever else the spelling occurs.
+* in the singular or a simple English plural of its last word (a noun's inflection matches as the
+  noun): +s, +es after s/x/z/ch/sh, y -> ies after a consonant ("SMs", "warps", "caches",
+  "latencies"); a Han word has no plural;
+* longest first ("CUDA graphs" beats "CUDA"), with termmatch's boundary rules.
 
 No tooltip for the page's own term: its spellings take part in matching (so "shared memory" on
-its own page is not read as a shorter term "memory") but get no line.  Refused entries are never
-passed in, so they contribute none.
-
-Cost: one ``\\w+`` pass over the text; at each word a dictionary lookup by that word and a check
-of the forms that start with it (``Matcher.checks`` counts them).  So the cost is linear in the
-text and does not grow with the number of entries (a thousand-entry build pays no N x text regex
-searches); only forms sharing a first word ("CUDA", "CUDA graph", "CUDA stream") are compared.
-A spelling that starts with a character other than a letter, digit or underscore never matches.
+its own page is not read as a shorter term "memory") but get none.  Refused entries are never
+passed in, so they contribute none.  ``ScopeExtension`` still keeps the author's own
+abbreviations (``*[x]: y`` lines, for Python-Markdown's abbr) out of headings and the Related list.
 """
 
 from __future__ import annotations
