@@ -308,3 +308,17 @@ def test_built_site_chinese_and_english(tmp_path):
     assert "线程束" in xs and "线程" in xs
     if shutil.which("zensical"):
         pass  # the Zensical build is compared in tests/test_render_stage.py
+
+
+@pytest.mark.parametrize("piece", ["&lt;", "</span>", "<em>", "&amp;warp ", "<a "])
+def test_hostile_markup_is_linear(tmp_path, piece):
+    terms = tooltips.terms(_entries(tmp_path, ENGLISH))
+    timings = []
+    for n in (20_000, 40_000):
+        body = "<p>warp " + piece * n + "</p>"
+        html = f"{tooltip_html.prose_marker()}\n{body}\n{tooltip_html.prose_marker(True)}"
+        start = time.perf_counter()
+        out = tooltip_html.place(html, tooltip_html.PageTerms(tooltips.table(body, terms, None)))
+        timings.append(time.perf_counter() - start)
+    assert out.count("<abbr") <= 1
+    assert timings[1] < 15 and timings[1] / timings[0] < 3.0, timings
