@@ -8,7 +8,6 @@ hyphenated words, terms inside links, repeated terms and overlapping spellings."
 from __future__ import annotations
 
 import re
-import shutil
 import time
 from html.parser import HTMLParser
 from pathlib import Path
@@ -306,8 +305,41 @@ def test_built_site_chinese_and_english(tmp_path):
     xs = body[body.index('<h2 id="x"'):]
     xs = xs[:xs.index("<h2", 4)] if "<h2" in xs[4:] else xs
     assert "线程束" in xs and "线程" in xs
-    if shutil.which("zensical"):
-        pass  # the Zensical build is compared in tests/test_render_stage.py
+
+
+def test_zensical_places_the_same_tooltips(tmp_path):
+    """The extensions run inside the Markdown conversion, so a builder with no hook places them too."""
+    import subprocess
+
+    import yaml
+
+    import test_render_stage as stage
+
+    if not Path(stage.ZENSICAL).is_file():
+        pytest.skip("zensical is not installed (pip install -e '.[test]')")
+    entries = {
+        "warp": "---\ntitle: Warp\nsummary: Thirty-two threads.\n---\nA warp of threads runs on an SM; "
+                "see [threads](thread.md).\n\n## 线程束的调度\n\nThreads again.\n",
+        "thread": "---\ntitle: Thread\nsummary: One lane.\n---\nThreads form warps.\n",
+        "sm": "---\ntitle: Streaming Multiprocessor (SM)\nsummary: The core.\nabbreviations: [SM]\n---\nIt runs.\n",
+    }
+    project = write_project(tmp_path, entries)
+    config = yaml.safe_load((project / "mkdocs.yml").read_text())
+    config["markdown_extensions"] += ["toc", "glossary.site.tooltip_html", "glossary.site.headings"]
+    (project / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    stage.render_mode(project, hook=False)
+    assert stage.glossary(project, "render", "--preview").returncode == 0
+    config = yaml.safe_load((project / "mkdocs.yml").read_text())
+    config["docs_dir"] = "build/preview"  # this check builds the preview render: nothing here is signed
+    (project / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    run = subprocess.run([str(stage.ZENSICAL), "build"], cwd=project, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    page = (project / "site" / "warp" / "index.html").read_text(encoding="utf-8")
+    found = tips(page[page.index("<article"):page.index("</article>")])
+    assert [(t, d) for t, d, _ in found.abbrs] == [("threads", "One lane."), ("SM", "The core."),
+                                                   ("Threads", "One lane.")]
+    assert found.links == [("threads", "One lane.")]
+    assert 'id="线程束的调度"' in page and "glossary:prose" not in page and "glossary-tooltips" not in page
 
 
 @pytest.mark.parametrize("piece", ["&lt;", "</span>", "<em>", "&amp;warp ", "<a "])
@@ -317,8 +349,11 @@ def test_hostile_markup_is_linear(tmp_path, piece):
     for n in (20_000, 40_000):
         body = "<p>warp " + piece * n + "</p>"
         html = f"{tooltip_html.prose_marker()}\n{body}\n{tooltip_html.prose_marker(True)}"
-        start = time.perf_counter()
-        out = tooltip_html.place(html, tooltip_html.PageTerms(tooltips.table(body, terms, None)))
-        timings.append(time.perf_counter() - start)
+        best = float("inf")
+        for _ in range(2):  # the best of two: the machine is shared, a slow run is someone else's
+            start = time.perf_counter()
+            out = tooltip_html.place(html, tooltip_html.PageTerms(tooltips.table(body, terms, None)))
+            best = min(best, time.perf_counter() - start)
+        timings.append(best)
     assert out.count("<abbr") <= 1
     assert timings[1] < 15 and timings[1] / timings[0] < 3.0, timings
