@@ -346,7 +346,7 @@ def test_zensical_places_the_same_tooltips(tmp_path):
 def test_hostile_markup_is_linear(tmp_path, piece):
     terms = tooltips.terms(_entries(tmp_path, ENGLISH))
     timings = []
-    for n in (20_000, 40_000):
+    for n in (10_000, 40_000):
         body = "<p>warp " + piece * n + "</p>"
         html = f"{tooltip_html.prose_marker()}\n{body}\n{tooltip_html.prose_marker(True)}"
         best = float("inf")
@@ -356,4 +356,5 @@ def test_hostile_markup_is_linear(tmp_path, piece):
             best = min(best, time.perf_counter() - start)
         timings.append(best)
     assert out.count("<abbr") <= 1
-    assert timings[1] < 15 and timings[1] / timings[0] < 3.0, timings
+    # four times the markup: about four times the time (a quadratic walk would take sixteen)
+    assert timings[1] < 15 and timings[1] / timings[0] < 8.0, timings
