@@ -242,7 +242,8 @@ def test_the_dark_partner_of_an_image_is_published(imported, preview):
 
 
 class _Abbrs(HTMLParser):
-    """(text, title) of every <abbr> in a page, both as the reader sees them."""
+    """(text, title) of every <abbr> in a page, and of every link with a title (a term link carries its
+    target's definition: glossary.site.tooltip_html), both as the reader sees them."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
@@ -250,16 +251,16 @@ class _Abbrs(HTMLParser):
         self._open: list[list] = []
 
     def handle_starttag(self, tag, attrs):
-        if tag == "abbr":
-            self._open.append([dict(attrs).get("title") or "", ""])
+        if tag == "abbr" or (tag == "a" and dict(attrs).get("title")):
+            self._open.append([dict(attrs).get("title") or "", "", tag])
 
     def handle_data(self, data):
         for item in self._open:
             item[1] += data
 
     def handle_endtag(self, tag):
-        if tag == "abbr" and self._open:
-            title, text = self._open.pop()
+        if tag in ("abbr", "a") and self._open and self._open[-1][2] == tag:
+            title, text, _ = self._open.pop()
             # the attribute holds escaped text (glossary.site.tooltips.title_text): unescape once more
             self.found.append((" ".join(text.split()).lower(), " ".join(html.unescape(title).split())))
 

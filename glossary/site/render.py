@@ -29,7 +29,7 @@ import jinja2
 import jinja2.filters
 from jinja2.sandbox import SandboxedEnvironment
 
-from glossary.site import counts, export, images, tags, tooltips
+from glossary.site import counts, export, images, initials, tags, tooltips
 from glossary.figures import fmt
 from glossary.figures.fmt import CONTROLS, one_line, plain_text
 from glossary.site import page
@@ -279,11 +279,12 @@ def render_index(env: SandboxedEnvironment, models: list[PageModel], site_name: 
     signatures; ``drafts`` are the entries the site leaves out); a preview's home never says its drafts
     are signed or published."""
     rows = []
-    for m in sorted(models, key=lambda m: index_term(m.entry).casefold()):
+    # by letter first: a Han title is filed under its pinyin initial, among the Latin ones (initials)
+    for m in sorted(models, key=lambda m: initials.sort_key(index_term(m.entry))):
         title, term = m.entry.title, index_term(m.entry)
         rows.append({
             "slug": m.entry.slug, "title": title, "summary": m.entry.meta.summary.strip(),
-            "letter": term[:1].upper() if term[:1].isalpha() else "#",
+            "letter": initials.letter(term), "anchor": initials.anchor(initials.letter(term)),
             "devices": [device_label(d) for d in m.devices if d.status == "ok"],
             "draft": not m.verdict.publishable,
             "tags": [{"name": t, "path": tags.tag_path(t)} for t in m.entry.meta.tags],
