@@ -7,8 +7,8 @@ What makes a leak check stumble is here on purpose:
 - a draft whose slug equals a tag's slug (``device-software``, a section landing page, while
   ``cuda``, ``warp`` and ``stream-triad`` carry the tag ``device-software``);
 - a sentence two entries share ("CUDA stands for ..."), and one shared by two Chinese entries;
-- links from entries to others that may be refused (``[CUDA](cuda.md)``), whose text then
-  stands alone in the shown page, next to the shared sentence;
+- links from entries to others that may be refused (``A [warp](warp.md) is ...``), whose text
+  then stands alone in the shown page and reads exactly as a sentence of the refused entry;
 - a measured entry (kernel, reference, signed results, plots) and one with a light/dark image pair;
 - entries in Chinese.
 
@@ -31,6 +31,9 @@ from glossary.verdicts import trust
 from measure import attest
 
 SHARED = "CUDA stands for Compute Unified Device Architecture."
+# warp's own sentence, which cuda writes with a link to warp: with warp refused, the link's text
+# stands alone in cuda's page and reads exactly as warp's sentence
+LINKED = "A warp is a group of thirty-two threads that execute one instruction together."
 SHARED_ZH = "线程束是调度的基本单位，每个线程束有三十二个线程。"
 PNG = b"\x89PNG\r\n\x1a\n" + b"light banks"
 DARK_PNG = b"\x89PNG\r\n\x1a\n" + b"dark banks"
@@ -79,10 +82,11 @@ ENTRIES = {
     "cuda": _front("CUDA", "The Quaffleware platform and programming model for running general code on "
                    "NVIDIA GPUs.", "Grace Hopper", "Ada Lovelace", "tags: [device-software]\n") +
     f"{SHARED} Quaffleware kernels are written in a dialect of C++ and launched from the host.\n\n"
-    "A kernel runs as a grid of blocks; each block is split into a warp or more.\n",
+    "A kernel runs as a grid of blocks; each block is split into a warp or more.\n\n"
+    "A [warp](warp.md) is a group of thirty-two threads that execute one instruction together.\n",
     "warp": _front("Warp", "A group of thirty-two Snargleweft threads that the hardware schedules together.",
                    "Alan Turing", "Grace Hopper", "tags: [device-software, scheduling]\n") +
-    f"{SHARED}\n\nIn [CUDA](cuda.md) a warp is the unit the scheduler issues; Snargleweft threads of a warp "
+    f"{SHARED}\n\n{LINKED}\n\nIn [CUDA](cuda.md) a warp is the unit the scheduler issues; Snargleweft threads of a warp "
     "run in lockstep. The [device software](device-software.md) page lists its neighbours.\n",
     "device-software": _front("Device software", "The Plonkmenu section of terms about software that runs on "
                               "the device.", "Ada Lovelace", "Alan Turing", "tags: [overview]\n") +

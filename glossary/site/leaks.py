@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import html
 import json
+import posixpath
 import re
 import urllib.parse
 from pathlib import Path
@@ -62,7 +63,6 @@ _HREF = re.compile(r"""(?<![\w-])(?:href|src|content|data)\s*=\s*["']([^"']*)["'
 _ATTRIBUTE_TEXT = re.compile(r"""\s(?:title|alt|aria-label|content|placeholder)\s*=\s*(?:"([^"]*)"|'([^']*)')""",
                              re.I)
 _LOC = re.compile(r"<loc>([^<]*)</loc>")
-_SITE = "https://site.invalid/"
 _UNIT_KEYS = ("location", "url", "href", "path")  # where a search or export record names its page
 
 # -- text as units ---------------------------------------------------------------------------------
@@ -88,7 +88,7 @@ def _flat(text: str) -> str:
 
 
 def _weight(text: str) -> int:
-    return len(text) + len(_CJK.findall(text))
+    return len(text) if text.isascii() else len(text) + len(_CJK.findall(text))
 
 
 def units(text: str) -> Iterator[str]:
@@ -193,7 +193,7 @@ class Traces:
     def in_content(self, rel: str, content: str, site_url: str | None = None,
                    site_dir: Path | None = None) -> str | None:
         if rel.endswith((".html", ".svg")):
-            found = self._in_links(rel, content)
+            found = self._in_links(rel, content, site_url)
             if found:
                 return found
         if rel.endswith(".xml"):
@@ -215,12 +215,13 @@ class Traces:
             text = html_text(content)
         return self._in_text(text, site_dir)
 
-    def _in_links(self, rel: str, content: str) -> str | None:
-        base = _SITE + rel
+    def _in_links(self, rel: str, content: str, site_url: str | None) -> str | None:
+        folder = posixpath.dirname(rel)
+        base_path = urllib.parse.urlparse(site_url).path if site_url else "/"
         for href in _HREF.findall(content):
-            url = urllib.parse.urlparse(urllib.parse.urljoin(base, html.unescape(href)))
-            if url.scheme in ("http", "https") and url.netloc == "site.invalid":
-                slug = self.owner(url.path)
+            path = _link_path(folder, html.unescape(href) if "&" in href else href, site_url, base_path)
+            if path is not None:
+                slug = self.owner(path)
                 if slug:
                     return f"a link to refused entry '{slug}' ({href})"
         return None
@@ -323,6 +324,22 @@ def _relative(url: str, base: str | None, base_path: str = "/") -> str:
     elif path.startswith("/") and base_path != "/":
         return ""  # outside the site
     return path.lstrip("/")
+
+
+def _link_path(folder: str, href: str, site_url: str | None, base_path: str) -> str | None:
+    """The site path (from the site's root) a link on a page in ``folder`` points at; None for a link
+    elsewhere (another host, another scheme, above the site's root)."""
+    href = href.split("#", 1)[0].split("?", 1)[0].strip()
+    if not href:
+        return None
+    if href.startswith("//") or ":" in href.split("/", 1)[0]:
+        if site_url and href.startswith(site_url):
+            return href[len(site_url):]
+        return None
+    if href.startswith("/"):
+        return href[len(base_path):] if href.startswith(base_path) else None
+    path = posixpath.normpath(posixpath.join(folder, href))
+    return None if path == ".." or path.startswith("../") else path
 
 
 def _images_of(entry: Entry) -> set[str]:
