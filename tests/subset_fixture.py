@@ -8,7 +8,8 @@ What makes a leak check stumble is here on purpose:
   ``cuda``, ``warp`` and ``stream-triad`` carry the tag ``device-software``);
 - a sentence two entries share ("CUDA stands for ..."), and one shared by two Chinese entries;
 - links from entries to others that may be refused (``A [warp](warp.md) is ...``), whose text
-  then stands alone in the shown page and reads exactly as a sentence of the refused entry;
+  then stands alone in the shown page and reads exactly as a sentence of the refused entry, and
+  links in every other form (a title, an anchor, a reference, ``../slug/``, an HTML anchor);
 - a measured entry (kernel, reference, signed results, plots) and one with a light/dark image pair;
 - entries in Chinese.
 
@@ -83,7 +84,9 @@ ENTRIES = {
                    "NVIDIA GPUs.", "Grace Hopper", "Ada Lovelace", "tags: [device-software]\n") +
     f"{SHARED} Quaffleware kernels are written in a dialect of C++ and launched from the host.\n\n"
     "A kernel runs as a grid of blocks; each block is split into a warp or more.\n\n"
-    "A [warp](warp.md) is a group of thirty-two threads that execute one instruction together.\n",
+    "A [warp](warp.md) is a group of thirty-two threads that execute one instruction together.\n\n"
+    "Its neighbours: [the warp page](./warp.md#top \"Warp\"), [the section][ds], [the triad](../stream-triad/) "
+    'and <a href="occupancy.md">occupancy</a>.\n\n[ds]: device-software.md\n',
     "warp": _front("Warp", "A group of thirty-two Snargleweft threads that the hardware schedules together.",
                    "Alan Turing", "Grace Hopper", "tags: [device-software, scheduling]\n") +
     f"{SHARED}\n\n{LINKED}\n\nIn [CUDA](cuda.md) a warp is the unit the scheduler issues; Snargleweft threads of a warp "
