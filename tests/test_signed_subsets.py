@@ -2,8 +2,9 @@
 
 The fixture glossary (tests/subset_fixture.py) is built with 0%, 25%, 50%, 75% and 100% of its
 entries signed, chosen in a shuffled (seeded) order, by every builder that reads mkdocs.yml:
-`mkdocs build` (the hook: render stage, build, leak check), `glossary render` followed by an
-`mkdocs build` that runs no glossary code, and Zensical after the render.  Every build exits 0 and
+`mkdocs build` (the hook: render stage, build, leak check), the hook over the entries folder
+itself (docs_dir: entries, MkDocs' file list pruned by the allowlist), `glossary render` followed
+by an `mkdocs build` that runs no glossary code, and Zensical after the render.  Every build exits 0 and
 publishes exactly the signed set: pages and files, sitemap, search index, glossary.json, tag
 pages, and not one word of the others.
 """
@@ -64,9 +65,13 @@ def _project(unsigned, where: Path, signed: set[str]) -> Path:
     base, keys = unsigned
     shutil.copytree(base, where)
     sign(where, keys, sorted(signed))
-    plain = yaml.safe_load((where / "mkdocs.yml").read_text())
+    config = yaml.safe_load((where / "mkdocs.yml").read_text())
+    plain = dict(config)
     plain.pop("hooks")  # a builder that runs none of the glossary's code
     (where / "mkdocs-plain.yml").write_text(yaml.safe_dump(plain, sort_keys=False, allow_unicode=True))
+    direct = dict(config, docs_dir="entries")  # the hook over the entries folder itself: MkDocs' file list
+    direct["extra"] = {"glossary": {k: v for k, v in config["extra"]["glossary"].items() if k != "entries"}}
+    (where / "mkdocs-direct.yml").write_text(yaml.safe_dump(direct, sort_keys=False, allow_unicode=True))
     return where
 
 
@@ -142,6 +147,10 @@ def test_every_builder_publishes_exactly_the_signed_entries(unsigned, tmp_path, 
     for slug in set(ENTRIES) - signed:
         assert f"entries/{slug}.md: refused" in built.stderr  # named, with its reasons
     check_site(project / "site-mkdocs", project, signed, "search/search_index.json")
+
+    direct = mkdocs(project, "build", "-f", "mkdocs-direct.yml", "-d", "site-direct")
+    assert direct.returncode == 0, direct.stderr
+    check_site(project / "site-direct", project, signed, "search/search_index.json")
 
     rendered = _run([sys.executable, "-m", "glossary.cli", "--entries", "entries", "render"], project)
     assert rendered.returncode == (0 if percent == 100 else 1), rendered.stdout + rendered.stderr
