@@ -90,6 +90,9 @@ CLEAN = {
                                                  "theme says at its foot.</footer>"},
     "the slug elsewhere on the web": {"cuda/index.html": '<a href="https://docs.example.org/warp/">NVIDIA on warps</a>'
                                                          '<a href="/other-site/warp/">x</a>'},
+    "an export naming the slug in a source's URL": {"glossary.json": json.dumps({"entries": [
+        {"slug": "cuda", "url": "cuda/", "sources": [{"url": "https://docs.nvidia.com/warp/"},
+                                                     {"url": "https://example.org/warp/"}]}]})},
     "a sitemap of another site path": {"sitemap.xml": "<urlset><url><loc>https://example.org/warp/</loc></url>"
                                                       f"<url><loc>{SITE_URL}</loc></url></urlset>"},
 }
@@ -110,6 +113,8 @@ LEAKED = {
     "its Zensical search record": ({"search.json": json.dumps(
         {"config": {}, "items": [{"location": "warp/", "path": ["Glossary"], "text": "x"}]})},
                                    "refused entry 'warp'"),
+    "its URL in an export, absolute": ({"glossary.json": json.dumps({"entries": [
+        {"slug": "cuda", "see": [{"url": SITE_URL + "warp/"}]}]})}, "a record of refused entry 'warp'"),
     "its glossary.json item": ({"glossary.json": json.dumps({"entries": [{"slug": "warp"}]})},
                                "an item for refused entry 'warp'"),
     "its summary in a tooltip": ({"cuda/index.html": '<abbr title="A group of thirty-two threads that the '

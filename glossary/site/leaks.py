@@ -228,22 +228,22 @@ class Traces:
 
     def _in_sitemap(self, content: str, site_url: str | None) -> str | None:
         locs = [html.unescape(loc.strip()) for loc in _LOC.findall(content)]
-        base = site_url or _home(locs)
-        for loc in locs:
-            slug = self.owner(_relative(loc, base))
+        home = site_url or _home(locs)
+        for loc in locs:  # every <loc> is this site's: without a site_url, its host's root is the base
+            base = home or urllib.parse.urlparse(loc)._replace(path="/", params="", query="", fragment="").geturl()
+            slug = self.owner(_relative(loc, base) or "")
             if slug:
                 return f"the sitemap lists refused entry '{slug}' ({loc})"
         return None
 
     def _in_json(self, data: object, site_url: str | None) -> str | None:
-        base_path = urllib.parse.urlparse(site_url).path if site_url else "/"
         for record in _json_records(data):
             if isinstance(record.get("slug"), str) and record["slug"] in self.slugs:
                 return f"an item for refused entry '{record['slug']}'"
             for key in _UNIT_KEYS:
                 value = record.get(key)
                 if isinstance(value, str) and value:
-                    slug = self.owner(_relative(value, None, base_path))
+                    slug = self.owner(_relative(value, site_url) or "")
                     if slug:
                         return f"a record of refused entry '{slug}' ({key}: {value})"
         return None
@@ -308,22 +308,21 @@ def _home(locs: list[str]) -> str | None:
     return home if all(loc.startswith(home) for loc in locs) else None
 
 
-def _relative(url: str, base: str | None, base_path: str = "/") -> str:
-    """The site path of ``url`` (absolute, or site-relative), relative to the site's root."""
+def _relative(url: str, base: str | None) -> str | None:
+    """The site path of ``url`` from the site's root (``base``, the site's URL): a site-relative
+    path as it is, an absolute one only on the site's host and under its path; None elsewhere."""
     parsed = urllib.parse.urlparse(url)
-    path = parsed.path
-    if base:
-        root = urllib.parse.urlparse(base)
-        if parsed.netloc and parsed.netloc != root.netloc:
-            return ""
-        base_path = root.path or "/"
-    elif parsed.netloc:
-        base_path = "/"
-    if path.startswith(base_path):
-        path = path[len(base_path):]
-    elif path.startswith("/") and base_path != "/":
-        return ""  # outside the site
-    return path.lstrip("/")
+    root = urllib.parse.urlparse(base) if base else None
+    base_path = (root.path or "/") if root else "/"
+    if parsed.netloc or parsed.scheme:
+        if root is None or (parsed.scheme, parsed.netloc) != (root.scheme, root.netloc):
+            return None  # another host or scheme: never this site's page
+    elif not parsed.path.startswith("/"):
+        return parsed.path
+    if not base_path.endswith("/"):
+        base_path += "/"
+    path = parsed.path if parsed.path.endswith("/") or parsed.path != base_path[:-1] else base_path
+    return path[len(base_path):] if path.startswith(base_path) else None
 
 
 def _link_path(folder: str, href: str, site_url: str | None, base_path: str) -> str | None:
