@@ -130,29 +130,17 @@ def markdown_text(markdown: str) -> str:
     return html_text(text)
 
 
-def _json_strings(data: object) -> Iterator[str]:
+def _json_nodes(data: object) -> Iterator[object]:
+    """Every value in parsed JSON (dicts, lists, strings, ...), at most ``MAX_JSON_STRINGS`` of them."""
     todo, seen = [data], 0
     while todo and seen < MAX_JSON_STRINGS:
         item = todo.pop()
         seen += 1
-        if isinstance(item, str):
-            yield item
-        elif isinstance(item, dict):
+        yield item
+        if isinstance(item, dict):
             todo.extend(item.values())
         elif isinstance(item, list):
             todo.extend(item)
-
-
-def _json_records(data: object) -> Iterator[dict]:
-    todo, seen = [data], 0
-    while todo and seen < MAX_JSON_STRINGS:
-        item = todo.pop()
-        seen += 1
-        if isinstance(item, dict):
-            yield item
-            todo.extend(v for v in item.values() if isinstance(v, (dict, list)))
-        elif isinstance(item, list):
-            todo.extend(v for v in item if isinstance(v, (dict, list)))
 
 
 class Traces:
@@ -210,7 +198,7 @@ class Traces:
                 found = self._in_json(data, site_url)
                 if found:
                     return found
-                text = _BLOCK.join(html_text(s) if "<" in s else s for s in _json_strings(data))
+                text = _BLOCK.join(html_text(s) if "<" in s else s for s in _json_nodes(data) if isinstance(s, str))
         elif rel.endswith((".html", ".svg", ".xml")):
             text = html_text(content)
         return self._in_text(text, site_dir)
@@ -237,7 +225,7 @@ class Traces:
         return None
 
     def _in_json(self, data: object, site_url: str | None) -> str | None:
-        for record in _json_records(data):
+        for record in (n for n in _json_nodes(data) if isinstance(n, dict)):
             if isinstance(record.get("slug"), str) and record["slug"] in self.slugs:
                 return f"an item for refused entry '{record['slug']}'"
             for key in _UNIT_KEYS:
