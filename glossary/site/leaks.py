@@ -60,7 +60,9 @@ TEXT_SUFFIXES = (".html", ".json", ".xml", ".txt", ".md", ".js", ".cu", ".cuh", 
 MIN_TRACE_CHARS = 24  # shorter text is too common to be an entry's own (a CJK character counts twice)
 MAX_JSON_STRINGS = 1_000_000  # bounded work on a hostile search index
 _HREF = re.compile(r"""(?<![\w-])(?:href|src|content|data)\s*=\s*["']([^"']*)["']""", re.I)
-_ATTRIBUTE_TEXT = re.compile(r"""\s(?:title|alt|aria-label|content|placeholder)\s*=\s*(?:"([^"]*)"|'([^']*)')""",
+# Bounded, as every pattern here that could start many times over hostile text: an unclosed quote
+# costs at most this much scanning, not the rest of the text.
+_ATTRIBUTE_TEXT = re.compile(r"""\s(?:title|alt|aria-label|content|placeholder)\s*=\s*(?:"([^"]{0,4000})"|'([^']{0,4000})')""",
                              re.I)
 _LOC = re.compile(r"<loc>([^<]*)</loc>")
 _UNIT_KEYS = ("location", "url", "href", "path")  # where a search or export record names its page
@@ -70,7 +72,7 @@ _UNIT_KEYS = ("location", "url", "href", "path")  # where a search or export rec
 _BLOCK = "\x00"  # between blocks (paragraphs, list items, cells): a sentence never spans one
 _INLINE_TAG = re.compile(r"</?(?:a|abbr|b|bdi|bdo|cite|code|data|dfn|em|i|kbd|mark|q|s|samp|small|span|strong|"
                          r"sub|sup|time|u|var|wbr|del|ins)(?:\s[^<>]*)?/?>", re.I)
-_ANY_TAG = re.compile(r"<!--.*?-->|<[^<>]*>", re.S)
+_ANY_TAG = re.compile(r"<[^<>]*>")  # a comment too, as far as its first ">"
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 _CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 # Markdown that renders as no text: link targets, emphasis marks, backticks, line prefixes.
