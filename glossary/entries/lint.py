@@ -48,7 +48,7 @@ _UNITS = [
     ("time", r"(?:(?:ms|msecs?|µs|μs|us|usecs?|µsecs?|μsecs?|ns|nsecs?|secs?|seconds?|milliseconds?|microseconds?|"
              r"nanoseconds?)\b|毫秒|微秒|纳秒)"),
     ("bandwidth", r"(?:[KMGTP]i?B/s(?:ec)?\b|[KMGTP]i?Bps\b|[KMGTP]i?B\s+(?:per|a|each)\s+second\b|"
-                  r"(?:kilo|mega|giga|tera|peta)bytes?\s+(?:per|a|each)\s+second\b|[KMGTP]i?B\s*(?:/|每)\s*秒)"),
+                  r"(?:kilo|mega|giga|tera|peta)bytes?\s+(?:per|a|each)\s+second\b|[KMGTP]i?B\s*(?:/|／|每)\s*秒)"),
     ("rate", rf"(?:(?-i:[KMGTPE]?FLOP/s(?:ec)?|[KMGTPE]?FLOPS|[KMGTPE]?FLOPs(?:/s|\s+per\s+second)|[KMGTPEkmgtpe]?flops|"
              rf"[KMGTPE]flop/s|[KMGTPE]?Flops|[KMGTP]OPS)|(?:kilo|mega|giga|tera|peta|exa)flops|"
              rf"{_SCALE}\s+(?:(?-i:FLOPS|FLOP/s|flops)|operations\s+per\s+second))\b"),
