@@ -46,7 +46,7 @@ _SCALE = r"(?:thousand|million|billion|trillion)"
 # CJK characters are word characters, so "TB/秒的" has no word boundary after 秒.
 _UNITS = [
     ("time", r"(?:(?:ms|msecs?|µs|μs|us|usecs?|µsecs?|μsecs?|ns|nsecs?|secs?|seconds?|milliseconds?|microseconds?|"
-             r"nanoseconds?)\b|毫秒|微秒|纳秒)"),
+             r"nanoseconds?)\b|毫秒|微秒|纳秒|秒)"),
     ("bandwidth", r"(?:[KMGTP]i?B/s(?:ec)?\b|[KMGTP]i?Bps\b|[KMGTP]i?B\s+(?:per|a|each)\s+second\b|"
                   r"(?:kilo|mega|giga|tera|peta)bytes?\s+(?:per|a|each)\s+second\b|[KMGTP]i?B\s*(?:/|／|每)\s*秒)"),
     ("rate", rf"(?:(?-i:[KMGTPE]?FLOP/s(?:ec)?|[KMGTPE]?FLOPS|[KMGTPE]?FLOPs(?:/s|\s+per\s+second)|[KMGTPEkmgtpe]?flops|"
