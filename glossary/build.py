@@ -52,6 +52,9 @@ class GlossaryBuild:
     matcher: tooltips.Matcher | None = None  # built once from ``terms``: every page is scanned with it
     hidden: frozenset[str] = frozenset()  # slugs this build's site leaves out
     policy: trust_mod.Trust | None = None
+    # docs-relative path -> the text this build rendered from the shown entries (pages, tag pages, the
+    # index, glossary.json): what the leak check counts as shown, so text shared with it is no leak
+    rendered: dict[str, str] = field(default_factory=dict)
     _env: SandboxedEnvironment | None = field(default=None, init=False, repr=False)
 
     # -- measure ---------------------------------------------------------------
@@ -172,6 +175,8 @@ class GlossaryBuild:
         if cache is not None:
             self.log.info("plots: %d drawn, %d from the cache in %s", cache.drawn, cache.hits,
                           display_path(cache.folder))
+        self.rendered.update((path, text) for path, text in made.items()
+                             if isinstance(text, str) and path.endswith((".md", ".json")))
         return made
 
     def published_files(self, named_assets: list[str] = (), directory_urls: bool = True) -> dict[str, str | bytes]:
@@ -241,15 +246,18 @@ class GlossaryBuild:
         """Markdown for a page this build owns (an entry or the index), else None."""
         env = self.env
         if src_uri == "index.md":
-            return render.render_index(env, [m for s, m in self.models.items() if self.shown(s)],
-                                       site_name=self.settings.site_name, preview=self.settings.preview,
-                                       drafts=[m for s, m in self.models.items() if not self.shown(s)])
+            markdown = render.render_index(env, [m for s, m in self.models.items() if self.shown(s)],
+                                           site_name=self.settings.site_name, preview=self.settings.preview,
+                                           drafts=[m for s, m in self.models.items() if not self.shown(s)])
+            self.rendered[src_uri] = markdown
+            return markdown
         slug = src_uri[:-3] if src_uri.endswith(".md") and "/" not in src_uri else None
         if slug in self.models and self.shown(slug):
             model = self.models[slug]
             markdown = render.render_entry(env, model, hidden=self.hidden, catalog=self.lesson_catalog,
                                            by_day=self.lessons_by_day)
-            return tooltips.append(markdown, self.matcher or self.terms, slug)
+            self.rendered[src_uri] = markdown = tooltips.append(markdown, self.matcher or self.terms, slug)
+            return markdown
         return None
 
     # -- after the build -------------------------------------------------------
@@ -300,11 +308,13 @@ class GlossaryBuild:
                           f"({err.strerror or err}), so a later --dirty build could not remove them")
         return failed
 
-    def leak_check(self, site_dir: Path) -> list[str]:
-        """Where site_dir carries a refused entry's own traces (``glossary.site.leaks``); empty when none leaked."""
+    def leak_check(self, site_dir: Path, site_url: str | None = None) -> list[str]:
+        """Where site_dir carries a refused entry's own traces (``glossary.site.leaks``, by identity:
+        its paths, links and records to it, text no shown entry has); empty when none leaked."""
         if self.settings.preview or not self.refused:
             return []
-        return leaks.find(site_dir, self.refused, [m.entry for m in self.shown_models()])
+        return leaks.find(site_dir, self.refused, [m.entry for m in self.shown_models()],
+                          self.rendered.values(), site_url)
 
 
 def _with_meta(markdown: str, meta: dict) -> str:

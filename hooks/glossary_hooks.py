@@ -107,7 +107,7 @@ class _Adapter:
         if stale:
             raise PluginError("pages of entries this build does not show are still in the site:\n  "
                               + "\n  ".join(stale))
-        leaks = self.build.leak_check(Path(config.site_dir))
+        leaks = self.build.leak_check(Path(config.site_dir), config.site_url)
         if leaks:
             raise PluginError("refused entries leaked into the site:\n  " + "\n  ".join(leaks))
         if self.sitemap_locations is not None:

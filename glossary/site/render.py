@@ -29,7 +29,7 @@ import jinja2
 import jinja2.filters
 from jinja2.sandbox import SandboxedEnvironment
 
-from glossary.site import counts, export, images, initials, tags, tooltips
+from glossary.site import counts, export, hidden_links, images, initials, tags, tooltips
 from glossary.figures import fmt
 from glossary.figures.fmt import CONTROLS, one_line, plain_text
 from glossary.site import page
@@ -261,14 +261,10 @@ def cite_imports(devices: list, links: dict[str, str]) -> list:
     return out
 
 
-# Link text holds no bracket: "[^\]]+" would rescan the rest of a line from every "[" (quadratic on
-# a line of 20,000 of them); "[^\[\]]+" stops at the next one, so the scan is linear.
-_LINK = re.compile(r"(?<!!)\[([^\[\]]+)\]\((?:\./)?([a-z0-9-]+)\.md(?:#[^)\s]*)?\)")
-
-
 def unlink(markdown: str, hidden: set[str]) -> str:
-    """Turn Markdown links to entries that are not on the site into their plain text."""
-    return _LINK.sub(lambda m: m.group(1) if m.group(2) in hidden else m.group(0), markdown)
+    """Turn links to entries that are not on the site into their plain text, in every form
+    (``glossary.site.hidden_links``: inline, reference and HTML links; code left as typed)."""
+    return hidden_links.unlink(markdown, hidden)
 
 
 def render_index(env: SandboxedEnvironment, models: list[PageModel], site_name: str = "Glossary",
