@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from glossary.entries.model import Entry, measurement_fingerprint
-from glossary.figures import fmt
+from glossary.figures import fmt, quantity
 from measure import results, stats
 from glossary.figures.host import HostExtras, RowHostMixin, SizeHostMixin, host_link_text
 from glossary.figures.sweeps import MetricRow, RowExtras, RowKernelMixin, SizeSweepMixin, occupancy_note
@@ -106,17 +106,28 @@ class RatioRow:
 
 @dataclass(frozen=True)
 class Roofline:
-    """The measured roofline of one size: the copy floor as the bandwidth ceiling, the best
-    GFLOP/s any variant reached as the compute ceiling, and the ridge point between them."""
+    """The measured roofline of one size: the copy floor as the bandwidth ceiling, a compute ceiling
+    that is not the kernel under study's own rate (a peer measured in the same run, or a cited
+    peak: ``source`` says which), and the ridge point between them."""
 
     bandwidth_gbps: float
     compute_gflops: float
-    compute_variant: str
+    compute_variant: str  # the peer's short name, or the cited source's title
+    source: str = "peer"  # "peer" (measured in the same run) or "cited"
+    peer: str | None = None  # the peer's variant name, where measured
 
     @property
     def ridge(self) -> float:
-        """FLOP per byte where the two ceilings meet: read off the data, not a datasheet."""
+        """FLOP per byte where the two ceilings meet."""
         return self.compute_gflops / self.bandwidth_gbps
+
+    @property
+    def compute_text(self) -> str:
+        """Where the compute ceiling comes from, in words: 'a tuned peer measured in the same run
+        (ILP 8)', 'a cited peak (NVIDIA H100 ... whitepaper)'."""
+        if self.source == "cited":
+            return f"a peak cited from {self.compute_variant}, not measured here"
+        return f"the peer {self.compute_variant}, measured in the same run"
 
     def roof(self, intensity: float) -> float:
         """Attainable GFLOP/s at ``intensity`` FLOP/byte: min(bandwidth x intensity, compute)."""
@@ -135,13 +146,24 @@ class Roofline:
         return "memory" if row.intensity < self.ridge else "compute"
 
 
-def roofline(rows: tuple["VariantRow", ...] | list["VariantRow"], floor_gbps: float | None) -> Roofline | None:
-    """The measured roofline of a size, where variants report FLOPs and a copy floor was measured."""
+def roofline(rows: tuple["VariantRow", ...] | list["VariantRow"], floor_gbps: float | None,
+             roof=None, sources=()) -> Roofline | None:
+    """The roofline of a size, where variants report FLOPs, a copy floor was measured and the spec
+    says where the compute ceiling comes from (``roof``: a peer variant, or a cited peak with the
+    id of one of ``sources``).  Without ``roof`` there is no ceiling to draw: the best variant's own
+    rate would put it at 100% of the roof by construction."""
     rated = [r for r in rows if r.gflops is not None]
-    if not rated or not floor_gbps:
+    if not rated or not floor_gbps or roof is None:
         return None
-    best = max(rated, key=lambda r: r.gflops)
-    return Roofline(bandwidth_gbps=floor_gbps, compute_gflops=best.gflops, compute_variant=best.short)
+    if roof.peak_tflops is not None:
+        title = next((s.title for s in sources if s.id == roof.source), roof.source)
+        return Roofline(bandwidth_gbps=floor_gbps, compute_gflops=1000 * roof.peak_tflops,
+                        compute_variant=title, source="cited")
+    peer = next((r for r in rated if r.name == roof.peer), None)
+    if peer is None:
+        return None
+    return Roofline(bandwidth_gbps=floor_gbps, compute_gflops=peer.gflops, compute_variant=peer.short,
+                    source="peer", peer=peer.name)
 
 
 @dataclass(frozen=True)
@@ -156,6 +178,7 @@ class SizeView(SizeSweepMixin, SizeHostMixin):
     roofline: Roofline | None = None
     samples: int | None = None  # samples taken of each region at this size
     link_floor: LinkFloor | None = None  # the host link's pinned GB/s each way, where there are host buffers
+    copy_floor_bytes: int | None = None  # bytes each copy of the copy floor read plus wrote
 
     @property
     def label(self) -> str:
@@ -197,6 +220,8 @@ class DeviceView:
     # Sizes whose DRAM counters were carried from an earlier result with the same counter key:
     # (size label, when they were measured, the node key that signed that result).
     carried_counters: tuple[tuple[str, str, str | None], ...] = ()
+    # What the page leads with (glossary.figures.quantity): "gbps", "tflops" or "time".
+    quantity: str = "gbps"
 
     @property
     def headline(self) -> SizeView | None:
@@ -204,6 +229,34 @@ class DeviceView:
             if size.headline:
                 return size
         return self.sizes[-1] if self.sizes else None
+
+    @property
+    def lead_per_launch(self) -> bool:
+        """Whether the lead quantity is time per launch (every headline variant a chain of launches)."""
+        return self.quantity == "time" and quantity.per_launch(self.headline.rows if self.headline else ())
+
+    @property
+    def lead_unit(self) -> str:
+        """The lead quantity's unit, as the first plot panel's axis names it."""
+        return quantity.unit(self.quantity, self.headline.rows if self.headline else ())
+
+    def floor_note(self, copy_floor: bool = True) -> str:
+        """Why a claim at another size may quote another floor than the one the page shows (the
+        headline's; the copy floor only where ``copy_floor``): each floor is measured again beside every size of the sweep, with the same
+        copies; where those measurements differ, their span in words, else ''."""
+        parts = []
+        copy = [s.copy_floor_gbps for s in self.sizes if s.copy_floor_gbps and copy_floor]
+        if len(set(copy)) > 1:
+            parts.append(f"the copy floor spans {fmt.significant(min(copy))} to {fmt.rate(max(copy))}")
+        for way, name in (("h2d_gbps", "host to device"), ("d2h_gbps", "device to host")):
+            link = [getattr(s.link_floor, way) for s in self.sizes if s.link_floor]
+            if len(set(link)) > 1:
+                parts.append(f"the link floor {name} spans {fmt.significant(min(link))} to {fmt.rate(max(link))}")
+        if not parts:
+            return ""
+        return ("Each floor is measured again beside every size of the sweep, with the same copies; over the "
+                f"sweep {' and '.join(parts)}, and a claim at a size is judged against the floor measured "
+                "beside it, so a claim at another size may quote a floor a little off the one shown here.")
 
     @property
     def host_timed(self) -> bool:
@@ -281,7 +334,9 @@ def _device_view(entry: Entry, key: str, result: Result, current: str | None) ->
         floor = size.copy_floor.gbps if size.copy_floor else None
         ci = dict(size.sampling.median_ci_rel) if size.sampling else {}
         host = HostExtras(size.link_floor)
-        rows = [host.add(extras.add(_row(name, var, labels, shorts, statistic, size.elements, floor, ci.get(name)),
+        events = (result.method.clock if result.method else None) != "host"
+        rows = [host.add(extras.add(_row(name, var, labels, shorts, statistic, size.elements, floor, ci.get(name),
+                                         events),
                                     var), var)
                 for name, var in size.variants.items()]
         by_name = {r.name: r for r in rows}
@@ -296,21 +351,27 @@ def _device_view(entry: Entry, key: str, result: Result, current: str | None) ->
             working_set_bytes=size.working_set_bytes or (working_set_bytes(spec, size.params) if spec else None),
             copy_floor_gbps=floor,
             rows=tuple(rows), ratios=ratios, headline=dict(size.params) == headline,
-            roofline=roofline(rows, floor),
+            roofline=roofline(rows, floor, spec.roof if spec else None,
+                              entry.meta.sources),
             samples=size.sampling.samples if size.sampling else max((r.samples or 0 for r in rows), default=0) or None,
-            link_floor=size.link_floor))
+            link_floor=size.link_floor,
+            copy_floor_bytes=size.copy_floor.bytes_per_copy if size.copy_floor else None))
     env = result.environment
+    head = next((z for z in sizes if z.headline), sizes[-1] if sizes else None)
+    lead = quantity.lead_quantity(spec.quantity if spec else "auto", [c.kind for c in spec.claims] if spec else (),
+                                  head.rows if head else (), head.plot_floor[0] if head else None)
     return DeviceView(
         key=key, gpu=env.gpu, status=result.status, provenance=result.provenance,
         imported_from=result.imported_from, stale=staleness(result, current) == "stale", environment=env,
         method=result.method, sizes=tuple(sizes), error=result.error, last_failure=result.last_failure,
         l2_bytes=env.l2_bytes,
         carried_counters=tuple((fmt.params(s.params), (s.counters_from.captured_at or "")[:10] or "an unknown date",
-                                s.counters_from.signed_by) for s in result.sizes if s.counters_from is not None))
+                                s.counters_from.signed_by) for s in result.sizes if s.counters_from is not None),
+        quantity=lead)
 
 
 def _row(name: str, var: results.Variant, labels: dict[str, str], shorts: dict[str, str], statistic: str,
-         elements: int, floor: float | None, median_ci_rel: float | None) -> VariantRow:
+         elements: int, floor: float | None, median_ci_rel: float | None, events: bool = True) -> VariantRow:
     ms = getattr(var.stats, statistic)
     useful = var.useful_bytes_per_elem or var.bytes_per_elem
     rate = fmt.gbps(useful, elements, ms)
@@ -328,7 +389,7 @@ def _row(name: str, var: results.Variant, labels: dict[str, str], shorts: dict[s
         dram_as_timed=counted_bytes(var, "unflushed"),
         fraction_of_floor=rate / floor if floor else None,
         samples=len(samples) if samples else var.stats.n,
-        spread=_spread(ci_rel),
+        spread=_spread(ci_rel, ms, events),
         ci_rel=ci_rel,
         useful_bytes_per_elem=useful,
         flops_per_elem=flops or None,
@@ -338,9 +399,20 @@ def _row(name: str, var: results.Variant, labels: dict[str, str], shorts: dict[s
     )
 
 
-def _spread(ci_rel: float | None) -> str | None:
-    """Half a 95% confidence interval as the page writes it: '±0.31%' (pure)."""
-    return None if ci_rel is None else f"±{fmt.significant(100 * ci_rel, 2)}%"
+# CUDA events time to about half a microsecond (CUDA Runtime API, cudaEventElapsedTime).
+EVENT_RESOLUTION_MS = 0.0005
+BELOW_RESOLUTION = "below the timer's resolution (0.5 µs)"
+
+
+def _spread(ci_rel: float | None, ms: float | None = None, events: bool = False) -> str | None:
+    """Half a 95% confidence interval as the page writes it: '±0.31%'; where the statistic was
+    timed with CUDA events and half the interval is under their resolution (a median of quantized
+    samples gives ±0 exactly), 'below the timer's resolution (0.5 µs)', never '±0%' (pure)."""
+    if ci_rel is None:
+        return None
+    if events and ms is not None and ci_rel * ms < EVENT_RESOLUTION_MS:
+        return BELOW_RESOLUTION
+    return f"±{fmt.significant(100 * ci_rel, 2)}%"
 
 
 def _ci_rel(st: results.Stats, statistic: str, median_ci_rel: float | None) -> float | None:

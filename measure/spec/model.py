@@ -226,6 +226,35 @@ class Ratio:
 
 
 @dataclass(frozen=True)
+class Roof:
+    """Where a roofline's compute ceiling comes from: a peer measured in the same run, or a peak
+    cited from one of the entry's sources; never the kernel under study's own rate."""
+
+    peer: str | None = doc("a variant of this spec, a tuned peer measured in the same run, whose "
+                           "FLOP rate at each size is the ceiling (the page calls it the peer)", default=None)
+    peak_tflops: float | None = doc("a cited peak FLOP rate in TFLOP/s, e.g. 989.4; needs source",
+                                    default=None)
+    source: str | None = doc("the id of the entry's source the peak is cited from", default=None)
+
+    def validate(self) -> None:
+        if (self.peer is None) == (self.peak_tflops is None):
+            raise SchemaError("peer", "expected exactly one of peer (a variant measured in the same run) "
+                                      "or peak_tflops (a cited peak, with its source)")
+        if self.peak_tflops is not None:
+            if not self.peak_tflops > 0:
+                raise SchemaError("peak_tflops", f"expected a positive TFLOP/s, found {self.peak_tflops}")
+            if not self.source:
+                raise SchemaError("source", "a cited peak names the id of the source it is cited from")
+        elif self.source is not None:
+            raise SchemaError("source", "only a cited peak (peak_tflops) takes a source")
+
+
+# What a page leads with (the spec's `quantity`): the headline table's rate column and the first
+# plot panel; "auto" works it out from the data (glossary.figures.quantity).
+QUANTITIES = ("auto", "gbps", "tflops", "time")
+
+
+@dataclass(frozen=True)
 class MeasureSpec:
     """The measurement spec of an entry."""
 
@@ -262,6 +291,15 @@ class MeasureSpec:
     counters: bool = doc("run an Nsight Compute pass for DRAM bytes where ncu is available", default=True)
     metrics: list[Metric] = doc("Nsight Compute metrics recorded beside the DRAM bytes, with their "
                                 "normalisation and predictions", default_factory=tuple, max_items=MAX_METRICS)
+    quantity: Literal["auto", "gbps", "tflops", "time"] = doc(
+        "what the page leads with, the quantity the claims are about: gbps (GB/s against the copy or "
+        "link floor, where bytes are the story), tflops (compute-bound kernels), time (µs per launch, "
+        "or per kernel node of a graph: launch-bound chains); auto works it out from the data (FLOPs "
+        "declared: tflops; GB/s far below the floor with no claim about bytes: time; else gbps); "
+        "presentation only, not part of the measurement fingerprint", default="auto")
+    roof: Roof | None = doc(
+        "where the roofline's compute ceiling comes from (a peer variant or a cited peak); without it "
+        "the page draws no compute ceiling it could not source; presentation only", default=None)
     counter_sizes: Literal["headline", "all"] = doc(
         "where the counter pass runs: the headline size only, or every size of the sweep "
         "(to see the L2 regime in bytes)", default="headline")
@@ -319,6 +357,8 @@ class MeasureSpec:
                 if getattr(ratio, key) not in every:
                     raise SchemaError(f"ratios[{ri}].{key}", f"expected a variant name ({', '.join(names)}), "
                                                             f"found {getattr(ratio, key)!r}")
+        if self.roof is not None and self.roof.peer is not None and self.roof.peer not in every:
+            raise SchemaError("roof.peer", f"expected a variant name ({', '.join(names)}), found {self.roof.peer!r}")
         check_claims(self, params, names, every)
         check_values(self, params)
         from measure.spec.budget import check_budget  # it reads sizes, which imports this module
