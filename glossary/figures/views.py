@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from glossary.entries.model import Entry, measurement_fingerprint
-from glossary.figures import fmt, quantity
+from glossary.figures import fmt, measured_on, quantity
 from measure import results, stats
 from glossary.figures.host import HostExtras, RowHostMixin, SizeHostMixin, host_link_text
 from glossary.figures.sweeps import MetricRow, RowExtras, RowKernelMixin, SizeSweepMixin, occupancy_note
@@ -222,6 +222,7 @@ class DeviceView:
     carried_counters: tuple[tuple[str, str, str | None], ...] = ()
     # What the page leads with (glossary.figures.quantity): "gbps", "tflops" or "time".
     quantity: str = "gbps"
+    accuracy: str = ""  # the accuracy check in words (glossary.figures.measured_on)
 
     @property
     def headline(self) -> SizeView | None:
@@ -257,6 +258,11 @@ class DeviceView:
         return ("Each floor is measured again beside every size of the sweep, with the same copies; over the "
                 f"sweep {' and '.join(parts)}, and a claim at a size is judged against the floor measured "
                 "beside it, so a claim at another size may quote a floor a little off the one shown here.")
+
+    @property
+    def clocks_text(self) -> str:
+        """The clocks as a reader checks them (glossary.figures.measured_on)."""
+        return measured_on.clocks_text(self.environment)
 
     @property
     def host_timed(self) -> bool:
@@ -367,7 +373,9 @@ def _device_view(entry: Entry, key: str, result: Result, current: str | None) ->
         l2_bytes=env.l2_bytes,
         carried_counters=tuple((fmt.params(s.params), (s.counters_from.captured_at or "")[:10] or "an unknown date",
                                 s.counters_from.signed_by) for s in result.sizes if s.counters_from is not None),
-        quantity=lead)
+        quantity=lead,
+        accuracy=measured_on.accuracy_text(spec, [s.check for s in result.sizes] if result.ok else [],
+                                           staleness(result, current) == "current"))
 
 
 def _row(name: str, var: results.Variant, labels: dict[str, str], shorts: dict[str, str], statistic: str,
