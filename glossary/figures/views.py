@@ -7,10 +7,12 @@ formatted, so a template never does arithmetic on measurements.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 from pathlib import Path
 
 from glossary.entries.model import Entry, measurement_fingerprint
-from glossary.figures import fmt, measured_on, quantity
+from glossary.figures import brackets, floors, fmt, measured_on, quantity
+from glossary.figures.roof import Roofline, roofline  # noqa: F401 -- re-exported
 from measure import results, stats
 from glossary.figures.host import HostExtras, RowHostMixin, SizeHostMixin, host_link_text
 from glossary.figures.sweeps import MetricRow, RowExtras, RowKernelMixin, SizeSweepMixin, occupancy_note
@@ -105,68 +107,6 @@ class RatioRow:
 
 
 @dataclass(frozen=True)
-class Roofline:
-    """The measured roofline of one size: the copy floor as the bandwidth ceiling, a compute ceiling
-    that is not the kernel under study's own rate (a peer measured in the same run, or a cited
-    peak: ``source`` says which), and the ridge point between them."""
-
-    bandwidth_gbps: float
-    compute_gflops: float
-    compute_variant: str  # the peer's short name, or the cited source's title
-    source: str = "peer"  # "peer" (measured in the same run) or "cited"
-    peer: str | None = None  # the peer's variant name, where measured
-
-    @property
-    def ridge(self) -> float:
-        """FLOP per byte where the two ceilings meet."""
-        return self.compute_gflops / self.bandwidth_gbps
-
-    @property
-    def compute_text(self) -> str:
-        """Where the compute ceiling comes from, in words: 'a tuned peer measured in the same run
-        (ILP 8)', 'a cited peak (NVIDIA H100 ... whitepaper)'."""
-        if self.source == "cited":
-            return f"a peak cited from {self.compute_variant}, not measured here"
-        return f"the peer {self.compute_variant}, measured in the same run"
-
-    def roof(self, intensity: float) -> float:
-        """Attainable GFLOP/s at ``intensity`` FLOP/byte: min(bandwidth x intensity, compute)."""
-        return min(self.bandwidth_gbps * intensity, self.compute_gflops)
-
-    def fraction(self, row: "VariantRow") -> float | None:
-        """The row's GFLOP/s over the roof at its intensity."""
-        if row.gflops is None or row.intensity is None:
-            return None
-        return row.gflops / self.roof(row.intensity)
-
-    def bound(self, row: "VariantRow") -> str | None:
-        """'memory' left of the ridge, 'compute' right of it."""
-        if row.intensity is None:
-            return None
-        return "memory" if row.intensity < self.ridge else "compute"
-
-
-def roofline(rows: tuple["VariantRow", ...] | list["VariantRow"], floor_gbps: float | None,
-             roof=None, sources=()) -> Roofline | None:
-    """The roofline of a size, where variants report FLOPs, a copy floor was measured and the spec
-    says where the compute ceiling comes from (``roof``: a peer variant, or a cited peak with the
-    id of one of ``sources``).  Without ``roof`` there is no ceiling to draw: the best variant's own
-    rate would put it at 100% of the roof by construction."""
-    rated = [r for r in rows if r.gflops is not None]
-    if not rated or not floor_gbps or roof is None:
-        return None
-    if roof.peak_tflops is not None:
-        title = next((s.title for s in sources if s.id == roof.source), roof.source)
-        return Roofline(bandwidth_gbps=floor_gbps, compute_gflops=1000 * roof.peak_tflops,
-                        compute_variant=title, source="cited")
-    peer = next((r for r in rated if r.name == roof.peer), None)
-    if peer is None:
-        return None
-    return Roofline(bandwidth_gbps=floor_gbps, compute_gflops=peer.gflops, compute_variant=peer.short,
-                    source="peer", peer=peer.name)
-
-
-@dataclass(frozen=True)
 class SizeView(SizeSweepMixin, SizeHostMixin):
     params: dict
     elements: int
@@ -223,6 +163,7 @@ class DeviceView:
     # What the page leads with (glossary.figures.quantity): "gbps", "tflops" or "time".
     quantity: str = "gbps"
     accuracy: str = ""  # the accuracy check in words (glossary.figures.measured_on)
+    brackets: str = ""  # the order between host and GPU time each kind must keep (glossary.figures.brackets)
 
     @property
     def headline(self) -> SizeView | None:
@@ -242,27 +183,18 @@ class DeviceView:
         return quantity.unit(self.quantity, self.headline.rows if self.headline else ())
 
     def floor_note(self, copy_floor: bool = True) -> str:
-        """Why a claim at another size may quote another floor than the one the page shows (the
-        headline's; the copy floor only where ``copy_floor``): each floor is measured again beside every size of the sweep, with the same
-        copies; where those measurements differ, their span in words, else ''."""
-        parts = []
-        copy = [s.copy_floor_gbps for s in self.sizes if s.copy_floor_gbps and copy_floor]
-        if len(set(copy)) > 1:
-            parts.append(f"the copy floor spans {fmt.significant(min(copy))} to {fmt.rate(max(copy))}")
-        for way, name in (("h2d_gbps", "host to device"), ("d2h_gbps", "device to host")):
-            link = [getattr(s.link_floor, way) for s in self.sizes if s.link_floor]
-            if len(set(link)) > 1:
-                parts.append(f"the link floor {name} spans {fmt.significant(min(link))} to {fmt.rate(max(link))}")
-        if not parts:
-            return ""
-        return ("Each floor is measured again beside every size of the sweep, with the same copies; over the "
-                f"sweep {' and '.join(parts)}, and a claim at a size is judged against the floor measured "
-                "beside it, so a claim at another size may quote a floor a little off the one shown here.")
+        """Why a claim at another size may quote another floor than the one shown (``floors``)."""
+        return floors.floor_note(self.sizes, copy_floor)
 
     @property
     def clocks_text(self) -> str:
         """The clocks as a reader checks them (glossary.figures.measured_on)."""
         return measured_on.clocks_text(self.environment)
+
+    @property
+    def has_kernel_rows(self) -> bool:
+        """Whether some host-timed region launches kernels only (the rows "launch-bound" applies to)."""
+        return any(r.host_ms is not None and not r.has_copies for s in self.sizes for r in s.rows)
 
     @property
     def host_timed(self) -> bool:
@@ -280,7 +212,11 @@ class DeviceView:
         return min(costs) if costs else None
 
     def launch_bound(self, row: VariantRow) -> bool | None:
-        """Whether the GPU finishes a launch's work faster than the host can make the launch."""
+        """Whether the GPU finishes a launch's work faster than the host can make the launch; None
+        for a region with copies: a copy is not a launch the host paces, and its GPU time is the
+        link's or the staging's, never "launch-bound"."""
+        if row.has_copies:
+            return None
         cost = self.launch_cost_us(row.name)
         if cost is None or row.gpu_us_per_launch is None:
             return None
@@ -364,6 +300,7 @@ def _device_view(entry: Entry, key: str, result: Result, current: str | None) ->
             copy_floor_bytes=size.copy_floor.bytes_per_copy if size.copy_floor else None))
     env = result.environment
     head = next((z for z in sizes if z.headline), sizes[-1] if sizes else None)
+    checked = brackets.summary(brackets.check(SimpleNamespace(method=result.method, sizes=sizes), spec))
     lead = quantity.lead_quantity(spec.quantity if spec else "auto", [c.kind for c in spec.claims] if spec else (),
                                   head.rows if head else (), head.plot_floor[0] if head else None)
     return DeviceView(
@@ -374,6 +311,7 @@ def _device_view(entry: Entry, key: str, result: Result, current: str | None) ->
         carried_counters=tuple((fmt.params(s.params), (s.counters_from.captured_at or "")[:10] or "an unknown date",
                                 s.counters_from.signed_by) for s in result.sizes if s.counters_from is not None),
         quantity=lead,
+        brackets=checked,
         accuracy=measured_on.accuracy_text(spec, [s.check for s in result.sizes] if result.ok else [],
                                            staleness(result, current) == "current"))
 
