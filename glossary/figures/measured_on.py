@@ -78,8 +78,8 @@ def accuracy_text(spec, checks, current: bool) -> str:
     used = max(c.max_tolerance_used for c in checks)
     rel = max(c.max_rel_err for c in checks)
     if used == 0:
-        return f"{said} before timing, at every size; every element matched the reference exactly."
-    text = f"{said} before timing, at every size; the worst element used {fmt.percent(used)} of that allowance"
+        return f"{said} at every size; every element matched the reference exactly."
+    text = f"{said} at every size; the worst element used {fmt.percent(used)} of that allowance"
     if rel > max(r for r, _ in groups):
         # the relative error alone looks like a failure; the absolute term is what covers it
         text += (f". The relative error alone reaches {fmt.significant(rel)} where the reference is near "

@@ -129,6 +129,18 @@ class SizeView(SizeSweepMixin, SizeHostMixin):
         return f"{fmt.fmt_int(self.elements)} elements"
 
     @property
+    def spread_same(self) -> str | None:
+        """The spread every row shares, with its sample count ('below the timer's resolution (0.5 µs),
+        200 runs each'), where one value fills the whole column: said once, in the table's lead."""
+        spreads = {(r.spread, r.samples) for r in self.rows}
+        if len(spreads) != 1 or len(self.rows) < 2:
+            return None
+        ((spread, samples),) = spreads
+        if spread is None:
+            return None
+        return f"{spread} for every version" + (f", {samples} runs each" if samples else "")
+
+    @property
     def shows_useful(self) -> bool:
         """Whether some variant needs fewer bytes than it moves, so the page shows both."""
         return any(r.useful_bytes != r.bytes_per_elem for r in self.rows)
