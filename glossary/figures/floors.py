@@ -21,6 +21,9 @@ def floor_note(sizes, copy_floor: bool = True) -> str:
             parts.append(f"the link floor {name} spans {fmt.significant(min(link))} to {fmt.rate(max(link))}")
     if not parts:
         return ""
-    return ("Each floor is measured again beside every size of the sweep, with the same copies; over the "
-            f"sweep {' and '.join(parts)}, and a claim at a size is judged against the floor measured "
-            "beside it, so a claim at another size may quote a floor a little off the one shown here.")
+    moved = sorted({s.copy_floor_bytes for s in sizes if s.copy_floor_bytes and copy_floor})
+    copies = (f" (the copy floor's copies move {fmt.fmt_bytes(moved[0])} to {fmt.fmt_bytes(moved[-1])} each)"
+              if len(moved) > 1 else "")
+    return ("Each floor is measured again beside every size of the sweep" + copies + f"; over the sweep "
+            f"{' and '.join(parts)}, and a claim at a size is judged against the floor measured beside it, so "
+            "a claim at another size may quote a floor a little off the one shown here.")
