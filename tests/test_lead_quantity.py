@@ -106,3 +106,10 @@ def test_a_roof_takes_one_source():
         assert key in str(info.value)
     Roof(peer="a").validate()
     Roof(peak_tflops=989.4, source="s").validate()
+
+
+@pytest.mark.parametrize("slug", ["cuda-graphs", "launch-overhead"])
+def test_a_launch_chain_keeps_its_speedup_panel_and_draws_time_per_launch_once(slug):
+    titles = [p.title for p in plots.device_panels(_view(slug))]
+    assert "Speedup across the size sweep" in titles and "Time per launch across the sweep" in titles
+    assert not any(t.endswith("across the size sweep") and t.startswith("GPU µs") for t in titles)

@@ -87,8 +87,9 @@ def device_panels(view: DeviceView) -> list[svgplot.Panel]:
     panels = [_bars(view.headline, view.quantity)]
     panels += [_point_panel(view.headline, t) for t in _point_sweeps(view.headline)]
     # a time-per-launch panel draws the GPU's time per launch across the sweep already
-    if _sweep(view) and not (view.quantity == "time" and _launch_rows(view)):
-        panels.append(_sweep_panel(view))
+    if _sweep(view):
+        if not (view.quantity == "time" and _launch_rows(view)):
+            panels.append(_sweep_panel(view))
         if any(s.ratios for s in view.sizes):
             panels.append(_ratios(view))
     # Panels beyond the GB/s ones (roofline, launches) go to the right, same height.
