@@ -5,6 +5,7 @@ after a warm-up where the record has one."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -104,3 +105,61 @@ def test_instantiation_after_a_warm_up_is_said_so():
     assert first.graph_instantiations is None and first.graph_instantiations_text == ""
     stat = Row(GraphRecord(nodes=4, instantiate_ms=0.0626, instantiate_samples_ms=[0.07, 0.06, 0.0626, 0.061, 0.065]))
     assert stat.graph_instantiations == 5 and stat.graph_instantiations_text == "the median of 5 timed instantiations"
+
+
+def test_block_where_possible_blocks_the_variants_that_can_wait():
+    from measure.spec.model import Timing
+    from measure.spec.steps import blocked_variants
+    from measure.typed import SchemaError
+
+    spec = ENTRIES["pinned-memory"].meta.measure
+    assert spec.timing.block_where_possible and not spec.timing.blocking
+    assert blocked_variants(spec) == {"pinned_h2d", "pinned_d2h"}  # the pageable copies cannot wait
+    assert blocked_variants(ENTRIES["cuda-graphs"].meta.measure) == set()  # blocking already: nothing to add
+    for bad in (Timing(blocking=True, block_where_possible=True),
+                Timing(blocking=False, clock="host", block_where_possible=True)):
+        with pytest.raises(SchemaError, match="block_where_possible"):
+            bad.validate()
+
+
+def test_a_row_blocked_where_possible_must_keep_host_above_gpu():
+    entry, view = _view("pinned-memory")
+    rows = {r.name: r for r in view.headline.rows}
+    blocked = dataclasses.replace(view.headline, rows=tuple(
+        dataclasses.replace(r, blocked=True) if r.name.startswith("pinned") else r for r in rows.values()))
+    mixed = dataclasses.replace(view, sizes=(blocked,))
+    checked = {b.variant: b for b in brackets.check(mixed, entry.meta.measure)}
+    assert checked["pinned_h2d"].order == brackets.HOST_FIRST and checked["pageable_h2d"].order is None
+    assert mixed.blocking_text == "some" and view.blocking_text == "none"
+
+
+def test_take_samples_queues_only_the_named_regions_behind_the_blocking_kernel():
+    from measure.harness.sampling import take_samples
+    from measure.spec.model import Timing
+
+    class Gpu:
+        calls: list = []
+
+        def sample(self, enqueue, clock, blocking, l2_flush):
+            self.calls.append((enqueue.__name__, clock, blocking))
+            return 1.0
+
+    class Nvml:
+        def sm_clock_mhz(self):
+            return None
+
+        def throttle_reasons(self):
+            return []
+
+    def pinned():
+        pass
+
+    def pageable():
+        pass
+
+    gpu = Gpu()
+    timing = Timing(clock="both", blocking=False, block_where_possible=True, warmups=0, runs=1, max_runs=1)
+    take_samples(gpu, {"pinned": pinned, "pageable": pageable}, timing, Nvml(), ["pinned"], "t", lambda s: None,
+                 blocked={"pinned"})
+    assert ("pinned", "device", True) in gpu.calls and ("pageable", "device", False) in gpu.calls
+    assert all(not blocking for _, clock, blocking in gpu.calls if clock == "host")  # the host clock never blocks

@@ -40,3 +40,20 @@ def test_launch_chains_keep_host_above_gpu_and_instantiation_is_a_statistic():
                 print(name, size["params"], "instantiations", samples)
                 assert len(samples) == INSTANTIATIONS
                 assert graph["instantiate_ms"] == pytest.approx(statistics.median(samples), abs=1e-4)
+
+
+def test_pinned_copies_behind_the_blocking_kernel_keep_host_above_gpu():
+    entry = load_entries(ROOT / "entries")["pinned-memory"]
+    sizes = ({"n": 16384}, {"n": 262144}, {"n": 4194304})
+    spec = dataclasses.replace(entry.meta.measure, sizes=sizes, headline=sizes[-1], claims=())
+    result = harness.measure_entry("pinned-memory", entry.folder, spec, "sha256:test", progress=print)
+    (view,) = device_views(dataclasses.replace(entry, meta=dataclasses.replace(entry.meta, measure=spec)),
+                           {"gpu": results.parse_measured(result)})
+    checked = brackets.check(view, spec)
+    for b in checked:
+        print(f"{b.variant} at {b.elements}: {b.kind}, order {b.order}, host {1000 * b.host_ms:.2f} µs, "
+              f"GPU {1000 * b.gpu_ms:.2f} µs")
+    pinned = [b for b in checked if b.kind.startswith("pinned")]
+    assert pinned and all(b.order == brackets.HOST_FIRST for b in pinned)
+    assert all(b.holds for b in pinned), [b for b in pinned if not b.holds]
+    assert all(b.order is None for b in checked if b.kind.startswith("pageable"))

@@ -51,6 +51,7 @@ class VariantRow(RowKernelMixin, RowHostMixin):
     overlap: Overlap | None = None  # against its serial twin, where on several streams
     graph: GraphRecord | None = None  # the CUDA graph the variant was replayed from
     link_floor_gbps: float | None = None  # the link floor of the one direction its copies go
+    blocked: bool | None = None  # queued behind the blocking kernel although the method's blocking is off
 
     @property
     def display(self) -> str:
@@ -204,6 +205,15 @@ class DeviceView:
         return measured_on.clocks_text(self.environment)
 
     @property
+    def blocking_text(self) -> str:
+        """Which host-timed regions waited behind the blocking kernel: 'all', 'none' or 'some'."""
+        if self.method and self.method.blocking:
+            return "all"
+        timed = [r for s in self.sizes for r in s.rows if r.host_ms is not None]
+        blocked = [r for r in timed if r.blocked]
+        return "none" if not blocked else "all" if len(blocked) == len(timed) else "some"
+
+    @property
     def has_kernel_rows(self) -> bool:
         """Whether some host-timed region launches kernels only (the rows "launch-bound" applies to)."""
         return any(r.host_ms is not None and not r.has_copies for s in self.sizes for r in s.rows)
@@ -354,6 +364,7 @@ def _row(name: str, var: results.Variant, labels: dict[str, str], shorts: dict[s
         launches=var.launches,
         host_ms=getattr(var.host_stats, statistic) if var.host_stats else None,
         short_label=shorts.get(name),
+        blocked=var.blocked,
     )
 
 

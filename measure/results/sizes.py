@@ -298,6 +298,8 @@ class Variant(Record):
     streams: int | None = field("streams the steps ran on, where more than one", at_least=2, default=None)
     overlap: Overlap | None = field("the variant against its serial twin (several streams)", default=None)
     graph: GraphRecord | None = field("the CUDA graph the variant was replayed from", default=None)
+    blocked: bool | None = field("true where its GPU samples waited behind the blocking kernel although "
+                                 "method.blocking is off (timing.block_where_possible)", default=None)
 
     def _rules(self) -> None:
         _samples_match(self.samples_ms, self.stats, "samples_ms")

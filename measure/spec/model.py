@@ -186,6 +186,10 @@ class Timing:
         "region (without the blocking kernel) taken right after it", default="device")
     blocking: bool = doc("enqueue each timed region behind a blocking kernel so host launch cost "
                          "stays out of device time", default=True)
+    block_where_possible: bool = doc(
+        "with blocking: false (an entry with pageable copies, which cannot wait behind the kernel), "
+        "still queue every variant that copies no pageable memory behind the blocking kernel, so only "
+        "the pageable ones' events take in the host's enqueue", default=False)
     l2_flush: bool = doc("read a buffer of twice the L2 before every sample (cold, clean caches)", default=True)
     warmups: int = doc("untimed runs before sampling", default=3)
     runs: int = doc("the fewest timed samples per variant", default=10)
@@ -198,6 +202,10 @@ class Timing:
     statistic: Literal["mean", "median", "min"] = doc("the statistic the page publishes", default="mean")
 
     def validate(self) -> None:
+        if self.block_where_possible and (self.blocking or self.clock == "host"):
+            raise SchemaError("block_where_possible", "only with blocking: false and a device clock: it "
+                                                      "blocks the variants that can wait, where blocking "
+                                                      "cannot be set for all")
         if self.clock == "host" and self.blocking:
             raise SchemaError("blocking", "a blocking kernel cannot be used with clock: host "
                                           "(host time is what is measured); set blocking: false")
