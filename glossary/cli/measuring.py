@@ -10,9 +10,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from glossary import checks
-from glossary.cli.common import Problems, cli, console, entries_dir_of, load_all, usage
+from glossary.cli.common import cli, console, entries_dir_of, gpus_here, load_all, project_trust, usage
 from glossary.measuring import plan, pool
-from glossary.settings import GlossaryError, Settings
 from glossary.verdicts import trust
 from glossary.measuring.progress import Tally, configurations
 from measure import results
@@ -51,19 +50,11 @@ def measure(ctx: click.Context, entries: tuple[str, ...], everything: bool, gpus
     except (checks.CheckError, pool.PoolError) as err:
         raise usage(ctx, err) from None
     loaded = load_all(entries_dir)
-    try:
-        policy = Settings.for_project(entries_dir).load_trust()
-    except GlossaryError as err:
-        raise Problems(str(err)) from None
+    policy = project_trust(entries_dir)
     carry = None if recount else (lambda entry, device: trust.counters_to_carry(entry, device, policy))
     chosen = [e for s, e in loaded.items() if slugs is None or s in slugs]
-    available, why = plan.available_gpus()
-    if not available:
-        raise Problems(f"no GPU to measure on here: {why}. Run `glossary measure` on the verification node "
-                       f"(a machine with a CUDA GPU and pycuda: pip install -e '.[gpu]').")
-    no_sandbox = plan.sandbox_problem()
-    if no_sandbox:  # author code runs only confined: nothing is measured, so nothing unconfined is signed
-        raise Problems(no_sandbox)
+    available = gpus_here("no GPU to measure on here: {why}. Run `glossary measure` on the verification node "
+                          "(a machine with a CUDA GPU and pycuda: pip install -e '.[gpu]').")
     try:
         gpu_list = pool.select_gpus(gpus, available)
     except pool.PoolError as err:

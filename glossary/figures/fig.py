@@ -43,6 +43,7 @@ from glossary.figures.views import DeviceView, SizeView
 # Text from result files or an author's arguments lands in the body, which is verbatim Markdown:
 # it goes in as the entry template's values do, as inert text.
 from glossary.figures.fmt import plain_text
+from measure import expr
 from measure.spec import MeasureSpec, Variant
 
 
@@ -178,8 +179,19 @@ class Figures(KernelFigures, HostFigures):
         return self._figure(f"{fmt.fmt_bpe1(row.dram_as_timed)} B/elem", device, size)
 
     def elements(self) -> Figure:
-        """The elements at this size (the spec's elements expression)."""
-        device, size = self._size()
+        """The elements at this size (the spec's elements expression): the recorded count where a
+        device measured it, else the spec's own arithmetic at the size (the headline by default)."""
+        try:
+            device, size = self._size()
+        except NoResult:
+            if self.spec is None:
+                raise
+            params = dict(self.size) if self.size is not None else dict(self.spec.headline)
+            try:
+                count = expr.evaluate_int(self.spec.elements, params)
+            except expr.ExprError as why:
+                raise NoResult(f"elements at {fmt.params(params)}: {why}") from None
+            return Figure(fmt.fmt_int(count), f"from the spec (measure.elements) at {fmt.params(params)}")
         return self._figure(fmt.fmt_int(size.elements), device, size)
 
     def gpu(self) -> str:

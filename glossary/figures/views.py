@@ -9,9 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import SimpleNamespace
 from pathlib import Path
+from typing import Any
 
 from glossary.entries.model import Entry, measurement_fingerprint
-from glossary.figures import brackets, floors, fmt, measured_on, quantity
+from glossary.figures import brackets, fmt, measured_on, quantity
+from glossary.figures.lead import DeviceLeadMixin
 from glossary.figures.roof import Roofline, roofline  # noqa: F401 -- re-exported
 from measure import results, stats
 from glossary.figures.host import HostExtras, RowHostMixin, SizeHostMixin, host_link_text
@@ -148,7 +150,7 @@ class SizeView(SizeSweepMixin, SizeHostMixin):
 
 
 @dataclass(frozen=True)
-class DeviceView:
+class DeviceView(DeviceLeadMixin):
     """One device's recorded results for an entry, ready to render."""
 
     key: str
@@ -177,6 +179,7 @@ class DeviceView:
     quantity: str = "gbps"
     accuracy: str = ""  # the accuracy check in words (glossary.figures.measured_on)
     brackets: str = ""  # the order between host and GPU time each kind must keep (glossary.figures.brackets)
+    sass: Any = None  # the result's disassembly record (measure.results.SassRecord), for claims of kind sass
 
     @property
     def headline(self) -> SizeView | None:
@@ -184,39 +187,6 @@ class DeviceView:
             if size.headline:
                 return size
         return self.sizes[-1] if self.sizes else None
-
-    @property
-    def lead_per_launch(self) -> bool:
-        """Whether the lead quantity is time per launch (every headline variant a chain of launches)."""
-        return self.quantity == "time" and quantity.per_launch(self.headline.rows if self.headline else ())
-
-    @property
-    def lead_unit(self) -> str:
-        """The lead quantity's unit, as the first plot panel's axis names it."""
-        return quantity.unit(self.quantity, self.headline.rows if self.headline else ())
-
-    def floor_note(self, copy_floor: bool = True) -> str:
-        """Why a claim at another size may quote another floor than the one shown (``floors``)."""
-        return floors.floor_note(self.sizes, copy_floor)
-
-    @property
-    def clocks_text(self) -> str:
-        """The clocks as a reader checks them (glossary.figures.measured_on)."""
-        return measured_on.clocks_text(self.environment)
-
-    @property
-    def blocking_text(self) -> str:
-        """Which host-timed regions waited behind the blocking kernel: 'all', 'none' or 'some'."""
-        if self.method and self.method.blocking:
-            return "all"
-        timed = [r for s in self.sizes for r in s.rows if r.host_ms is not None]
-        blocked = [r for r in timed if r.blocked]
-        return "none" if not blocked else "all" if len(blocked) == len(timed) else "some"
-
-    @property
-    def has_kernel_rows(self) -> bool:
-        """Whether some host-timed region launches kernels only (the rows "launch-bound" applies to)."""
-        return any(r.host_ms is not None and not r.has_copies for s in self.sizes for r in s.rows)
 
     @property
     def host_timed(self) -> bool:
@@ -329,7 +299,7 @@ def _device_view(entry: Entry, key: str, result: Result, current: str | None) ->
         key=key, gpu=env.gpu, status=result.status, provenance=result.provenance,
         imported_from=result.imported_from, stale=staleness(result, current) == "stale", environment=env,
         method=result.method, sizes=tuple(sizes), error=result.error, last_failure=result.last_failure,
-        l2_bytes=env.l2_bytes,
+        l2_bytes=env.l2_bytes, sass=result.sass,
         carried_counters=tuple((fmt.params(s.params), (s.counters_from.captured_at or "")[:10] or "an unknown date",
                                 s.counters_from.signed_by) for s in result.sizes if s.counters_from is not None),
         quantity=lead,

@@ -109,7 +109,7 @@ def prepare_calls(spec: MeasureSpec, variant: MeasuredVariant, functions: dict[s
         for i in range(1 if first_only else launch.repeat):
             env = dict(base_env, i=i)
             try:
-                grid = tuple(expr.evaluate_int(g, env) for g in launch.grid) + (1,) * (3 - len(launch.grid))
+                grid = tuple(expr.evaluate_int(str(g), env) for g in launch.grid) + (1,) * (3 - len(launch.grid))
                 args = []
                 for arg, code in zip(launch.args, typestring):
                     if code == "P":
@@ -147,7 +147,8 @@ def _copy_calls(spec: MeasureSpec, variant: MeasuredVariant, step: Any, ws: Work
         env = dict(variant.env(params, limits), i=i)
         try:
             src_off, dst_off = expr.evaluate_int(step.src_offset, env), expr.evaluate_int(step.dst_offset, env)
-            room = min(ws.counts[step.copy] - src_off, ws.counts[step.to] - dst_off)
+            # a buffer sized by the sweep holds this point's elements (ws.count_for), not the allocation's
+            room = min(ws.count_for(spec, step.copy, variant) - src_off, ws.count_for(spec, step.to, variant) - dst_off)
             count = expr.evaluate_int(step.count, env) if step.count is not None else room
             stream = stream_name(step, i)
         except expr.ExprError as err:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from measure.harness.compile import cache_dir, compile_kernels
 from measure.harness.errors import MeasurementError
+from measure.harness.fills import variant_fills
 from measure.harness.launches import prepare_calls
 from measure.harness.parallel import tune_malloc
 from measure.harness.session import GpuSession
@@ -56,6 +57,10 @@ def main(argv: list[str] | None = None) -> int:
             filled = time.time()
             try:
                 for variant in spec.measured_variants:
+                    fills = variant_fills(spec, variant, ws)
+                    if fills:  # the untimed setup, before the flush as in the timed runs
+                        fills.enqueue(gpu.stream)
+                        gpu.stream.synchronize()
                     if spec.timing.l2_flush:
                         # As in the timed runs: the L2 is written over before each variant's region, not
                         # between its launches, so an unflushed pass counts the bytes the timing saw.

@@ -22,6 +22,8 @@ from measure.harness.check import HostBuffers
 from measure.harness.correctness import PendingCheck, check_size, kernel_scalars, host_memory, start_check
 from measure.harness.copy_floor import copy_floor_bytes, copy_floor_record, copy_floor_regions
 from measure.harness.errors import MeasurementError
+from measure.harness.disassembly import sass_record
+from measure.harness.fills import variant_fills
 from measure.harness.driver_occupancy import DriverOccupancy
 from measure.harness.launches import launch_attributes, prepare_calls
 from measure.harness.link_floor import LINK_REGIONS, LinkBuffers, copy_record, link_floor_record
@@ -87,6 +89,7 @@ def _measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: s
         with clock.phase("compile"):
             gpu.load_harness(cache_dir)
             built = nvcc.compile_kernels(slug, entry_dir, spec, gpu, cache_dir, covered)
+            compiled_code = sass_record(built, gpu.arch)
         environment = envinfo.environment(gpu, nvml, built)
         modules = len(set(built.commands.values()))
         progress(f"{slug}: compiled for {gpu.arch} on {gpu.name}" + (f" ({modules} builds)" if modules > 1 else ""))
@@ -131,6 +134,7 @@ def _measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: s
         "environment": environment,
         "method": _method(spec, gpu.flush_bytes),
         "sizes": sizes,
+        "sass": compiled_code,
     }
     # The counter pass needs the GPU alone, and the deferred comparisons need only the host: they
     # run side by side, the counters in a thread of their own with a phase clock of their own.
@@ -242,6 +246,9 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
         calls = {v.name: StepList(prepare_calls(spec, v, built.functions[v.name], ws, params, prepared,
                                                 limits=gpu.limits)) for v in measured}
         programs = {name: Program(gpu, steps) for name, steps in calls.items()}
+        fills = {v.name: variant_fills(spec, v, ws) for v in measured}
+        for name, steps in calls.items():
+            steps.fills = fills[name]
         for v in measured:  # the check runs each variant as it will be timed: on its streams, or its graph
             if v.spec.graph:
                 replays[v.name] = calls[v.name].runner = GraphReplay(programs[v.name], f"{label} variant {v.name}")
@@ -283,7 +290,8 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
         can_wait = blocked_variants(spec)
         blocked = {name for name in regions if name.split(SERIAL)[0] in can_wait}
         with clock.phase("timing"):
-            sampled = take_samples(gpu, regions, timing, nvml, [v.name for v in measured], label, progress,
+            setups = {name: f for v in measured if (f := fills[v.name]) for name in (v.name, v.name + SERIAL)}
+            sampled = take_samples(gpu, regions, timing, nvml, [v.name for v in measured], label, progress, setups,
                                    blocked)
         configs.advance(len(measured))
         graph_records = {name: replay.record() for name, replay in replays.items()}
@@ -324,6 +332,8 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
                                            "serial_samples_ms": samples[v.name + SERIAL]}
         if v.name in replays:
             variants[v.name]["graph"] = graph_records[v.name]
+        if fills[v.name]:
+            variants[v.name]["setup"] = fills[v.name].record()
         variants[v.name].update(host_part(sampled.host_samples[v.name]))
         if v.name in blocked:
             variants[v.name]["blocked"] = True

@@ -30,8 +30,10 @@ SERIAL = "·serial"  # the serial twin's region: the variant's name and this
 
 class StepList(list):
     """A variant's prepared calls; ``runner``, where set, is how the check runs them as they will be
-    timed: its Program (several streams) or its GraphReplay."""
+    timed: its Program (several streams) or its GraphReplay; ``fills``, where set, the untimed fills
+    (``measure.harness.fills``) run before each run of them."""
     runner: Any = None
+    fills: Any = None
 
 
 class Program:

@@ -16,6 +16,7 @@ from measure.harness.errors import MeasurementError
 from measure.harness.parallel import map_chunks
 from measure.spec import BufferSizeError, MeasureSpec, iter_buffer_bytes
 from measure.spec.budget import host_copy_bytes
+from measure.spec.sizes import buffer_count, swept_names
 from measure.spec.limits import HOST_MEMORY_SHARE
 
 if TYPE_CHECKING:
@@ -44,9 +45,17 @@ class Workspace:
     inputs: dict[str, np.ndarray] = field(default_factory=dict)
     host: dict[str, np.ndarray] = field(default_factory=dict)   # the host buffers (pinned or pageable)
     itemsizes: dict[str, int] = field(default_factory=dict)
+    params: dict[str, int] = field(default_factory=dict)  # the size the buffers were allocated for
 
     def itemsize(self, name: str) -> int:
         return self.itemsizes[name]
+
+    def count_for(self, spec: MeasureSpec, name: str, variant: Any) -> int:
+        """Elements of buffer ``name`` as ``variant`` uses it: the allocation's, or for a buffer sized
+        by sweep names (``measure.spec.sizes.buffer_count``) the count at the variant's point."""
+        if not swept_names(spec, name) or not swept_names(spec, name) <= set(variant.point):
+            return self.counts[name]
+        return buffer_count(spec, name, self.params, variant)
 
     def view(self, name: str, offset: int, count: int) -> Any:
         """Elements [offset, offset + count) of a buffer: a host array view, or a device pointer."""
@@ -167,7 +176,7 @@ def allocate(spec: MeasureSpec, params: dict[str, int], gpu: GpuSession, extra_b
                  or host_shortfall(spec, sizes, stats.size_label(params)))
     if shortfall:
         raise MeasurementError(shortfall)
-    ws = Workspace()
+    ws = Workspace(params=dict(params))
     try:  # each size's inputs come from the seed alone, so they do not depend on the sweep
         for stream, (name, buf) in enumerate(spec.buffers.items(), start=FLOOR_STREAM + 1):
             itemsize = np.dtype(NP_DTYPES[buf.dtype]).itemsize

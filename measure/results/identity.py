@@ -54,7 +54,7 @@ def fingerprint(spec_data: Any, files: dict[str, bytes], harness_version: str = 
 
 
 # Spec keys that change only how results are shown or judged, not what is measured.
-PRESENTATION_KEYS = ("ratios", "claims", "headline", "quantity", "roof")
+PRESENTATION_KEYS = ("ratios", "claims", "headline", "agreement", "quantity", "roof")
 # A variant's keys that only name it on the page.
 VARIANT_PRESENTATION_KEYS = ("label", "short")
 

@@ -237,6 +237,15 @@ class GraphRecord(Record):
     replays: int | None = field("replays whose host time was taken", at_least=0, default=None)
 
 
+@dataclass(frozen=True)
+class FillRecord(Record):
+    """One untimed fill of a variant's setup (measure.spec.setup): set before each of its runs."""
+
+    buffer: str = field("the buffer filled")
+    pattern: str = field("the memset's bit pattern, hexadecimal (0x00000000: zero)")
+    bytes: int = field("bytes set before each run", at_least=0)
+
+
 # -- kernel attributes -------------------------------------------------------------------------
 
 
@@ -300,6 +309,7 @@ class Variant(Record):
     graph: GraphRecord | None = field("the CUDA graph the variant was replayed from", default=None)
     blocked: bool | None = field("true where its GPU samples waited behind the blocking kernel although "
                                  "method.blocking is off (timing.block_where_possible)", default=None)
+    setup: list[FillRecord] | None = field("the untimed fills run before each of its samples", default=None)
 
     def _rules(self) -> None:
         _samples_match(self.samples_ms, self.stats, "samples_ms")

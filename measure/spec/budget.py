@@ -59,8 +59,9 @@ def host_copy_bytes(spec: MeasureSpec, nbytes: dict[str, int]) -> int:
 
 
 def run_steps(variant: MeasuredVariant) -> int:
-    """Launches and copies one run of a variant enqueues: every step's repeats (a graph: its nodes)."""
-    return sum(step.repeat for step in variant.launches)
+    """Launches and copies one run of a variant enqueues: every step's repeats (a graph: its nodes),
+    and the memsets of its untimed setup (``measure.spec.setup``)."""
+    return sum(step.repeat for step in variant.launches) + len(variant.spec.setup)
 
 
 def regions(spec: MeasureSpec, variant: MeasuredVariant) -> int:

@@ -15,9 +15,11 @@ from measure.spec.checks import check_expr, check_values, check_variants
 from measure.spec.claims import (ATTRIBUTE_METRICS, BOUNDED_KINDS, CLAIM_DOCS, CLAIM_NEEDS,  # noqa: F401 -- re-exported
                                  DEFAULT_AT_LEAST, EXPLICIT_BOUND_KINDS, Claim, check_claims)
 from measure.spec.steps import Launch, check_steps  # noqa: F401 -- Launch re-exported
+from measure.spec.setup import MAX_SETUP, Setup, check_setup
 from measure.spec.limits import (DTYPE_TOLERANCE, FILE_NAME, MAX_BUFFERS, MAX_LAUNCHES, MAX_METRICS,
                                  MAX_RUNS, MAX_SIZE, MAX_SIZES, MAX_SWEEP_POINTS, MAX_SWEEP_VALUES,
                                  MAX_VARIANTS, MAX_WARMUPS, NVCC_FLAG, NVCC_FLAGS_SHOWN)
+from measure.spec.presentation import QUANTITIES, Agreement, Roof  # noqa: F401 -- re-exported
 from measure.typed import SchemaError, doc
 
 if TYPE_CHECKING:
@@ -112,6 +114,11 @@ class Variant:
     maxrregcount: int | str | None = doc(
         "register limit per thread for this variant's build (-maxrregcount=N): an integer or an "
         "expression over the sweep names", default=None)
+    setup: list[Setup] = doc(
+        "untimed fills before each run of the variant (the check's, every warm-up and sample, the "
+        "counter pass's): e.g. [{fill: hist, value: 0}] zeroes an output that atomics accumulate into; "
+        "enqueued ahead of the L2 flush and the blocking kernel, so neither the fill nor its writes "
+        "are timed", default_factory=tuple, max_items=MAX_SETUP)
 
     def validate(self) -> None:
         if not self.launches:
@@ -234,35 +241,6 @@ class Ratio:
 
 
 @dataclass(frozen=True)
-class Roof:
-    """Where a roofline's compute ceiling comes from: a peer measured in the same run, or a peak
-    cited from one of the entry's sources; never the kernel under study's own rate."""
-
-    peer: str | None = doc("a variant of this spec, a tuned peer measured in the same run, whose "
-                           "FLOP rate at each size is the ceiling (the page calls it the peer)", default=None)
-    peak_tflops: float | None = doc("a cited peak FLOP rate in TFLOP/s, e.g. 989.4; needs source",
-                                    default=None)
-    source: str | None = doc("the id of the entry's source the peak is cited from", default=None)
-
-    def validate(self) -> None:
-        if (self.peer is None) == (self.peak_tflops is None):
-            raise SchemaError("peer", "expected exactly one of peer (a variant measured in the same run) "
-                                      "or peak_tflops (a cited peak, with its source)")
-        if self.peak_tflops is not None:
-            if not self.peak_tflops > 0:
-                raise SchemaError("peak_tflops", f"expected a positive TFLOP/s, found {self.peak_tflops}")
-            if not self.source:
-                raise SchemaError("source", "a cited peak names the id of the source it is cited from")
-        elif self.source is not None:
-            raise SchemaError("source", "only a cited peak (peak_tflops) takes a source")
-
-
-# What a page leads with (the spec's `quantity`): the headline table's rate column and the first
-# plot panel; "auto" works it out from the data (glossary.figures.quantity).
-QUANTITIES = ("auto", "gbps", "tflops", "time")
-
-
-@dataclass(frozen=True)
 class MeasureSpec:
     """The measurement spec of an entry."""
 
@@ -300,17 +278,17 @@ class MeasureSpec:
     metrics: list[Metric] = doc("Nsight Compute metrics recorded beside the DRAM bytes, with their "
                                 "normalisation and predictions", default_factory=tuple, max_items=MAX_METRICS)
     quantity: Literal["auto", "gbps", "tflops", "time"] = doc(
-        "what the page leads with, the quantity the claims are about: gbps (GB/s against the copy or "
-        "link floor, where bytes are the story), tflops (compute-bound kernels), time (µs per launch, "
-        "or per kernel node of a graph: launch-bound chains); auto works it out from the data (FLOPs "
-        "declared: tflops; GB/s far below the floor with no claim about bytes: time; else gbps); "
-        "presentation only, not part of the measurement fingerprint", default="auto")
-    roof: Roof | None = doc(
-        "where the roofline's compute ceiling comes from (a peer variant or a cited peak); without it "
-        "the page draws no compute ceiling it could not source; presentation only", default=None)
+        "what the page leads with, the quantity the claims are about: gbps (GB/s against the copy or link "
+        "floor, where bytes are the story), tflops (compute-bound kernels), time (µs per launch, or per kernel "
+        "node of a graph); auto works it out from the claims and data; presentation only", default="auto")
+    roof: Roof | None = doc("where the roofline's compute ceiling comes from (a peer variant or a cited "
+                            "peak); without it the page draws no roofline; presentation only", default=None)
     counter_sizes: Literal["headline", "all"] = doc(
         "where the counter pass runs: the headline size only, or every size of the sweep "
         "(to see the L2 regime in bytes)", default="headline")
+    agreement: Agreement | None = doc(
+        "the agreement a reproduction (`glossary reproduce` on another node) must reach with the record, "
+        "per size regime; a presentation key: changing it leaves every result current", default=None)
 
     def validate(self) -> None:
         if not self.sources:
@@ -348,8 +326,10 @@ class MeasureSpec:
         if dict(self.headline) not in [dict(p) for p in self.sizes]:
             raise SchemaError("headline", f"expected one of the sizes, found {dict(self.headline)}")
         check_expr(self.elements, "elements", params)
+        swept = {n for v in self.variants for n in v.sweep}
         for name, buf in self.buffers.items():
-            check_expr(buf.size, f"buffers.{name}.size", params)
+            check_expr(buf.size, f"buffers.{name}.size", params | swept,
+                       hint="an expression over the size parameters and the sweep names")
         names = [v.name for v in self.variants]
         if len(set(names)) != len(names):
             raise SchemaError("variants", f"variant names must be unique, found {names}")
@@ -358,6 +338,7 @@ class MeasureSpec:
             raise SchemaError("scalars", f"{sorted(clash)} name both a buffer and a scalar")
         check_variants(self, params)
         check_steps(self, params)
+        check_setup(self)
         measured = self.measured_variants
         every = {v.name for v in measured} | set(names)
         for ri, ratio in enumerate(self.ratios):

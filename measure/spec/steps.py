@@ -31,8 +31,8 @@ class Launch:
     """One step of a variant (``repeat`` times): a kernel launch, or a copy between two buffers."""
 
     kernel: str | None = doc("the __global__ function's name (declare it extern \"C\"); or use copy", default=None)
-    grid: list[str] = doc("grid dimensions (1 to 3): expressions over the size parameters, the variant's "
-                          "sweep names and the device names", default_factory=tuple)
+    grid: list[int | str] = doc("grid dimensions (1 to 3): integers, or expressions over the size parameters, "
+                                "the variant's sweep names and the device names", default_factory=tuple)
     block: list[int | str] = doc("block dimensions (1 to 3): integers, or expressions over the size "
                                  "parameters, the sweep names and the device names; at most 1024 threads",
                                  default_factory=tuple)
@@ -97,8 +97,10 @@ class Launch:
             threads *= b
         if any(b < 1 for b in fixed) or threads > 1024:
             raise SchemaError("block", f"expected positive sizes with at most 1024 threads, found {list(self.block)}")
+        if any(isinstance(g, int) and g < 1 for g in self.grid):
+            raise SchemaError("grid", f"expected positive sizes, found {list(self.grid)}")
         for i, text in enumerate(self.grid):
-            check_expr(text, f"grid[{i}]")
+            check_expr(str(text), f"grid[{i}]")
         for i, text in enumerate(self.block):
             check_expr(str(text), f"block[{i}]")
         check_expr(str(self.shared), "shared")
