@@ -163,3 +163,15 @@ def test_take_samples_queues_only_the_named_regions_behind_the_blocking_kernel()
                  blocked={"pinned"})
     assert ("pinned", "device", True) in gpu.calls and ("pageable", "device", False) in gpu.calls
     assert all(not blocking for _, clock, blocking in gpu.calls if clock == "host")  # the host clock never blocks
+
+
+@pytest.mark.parametrize("slug", ["pinned-memory", "cuda-graphs", "streams-overlap"])
+def test_every_table_starts_a_block_of_its_own(slug):
+    """A table right under a paragraph line is read by Markdown as more of the paragraph (the host
+    and GPU table once was): every table follows a blank line."""
+    from test_measured_section import render
+
+    lines = render(slug).splitlines()
+    glued = [(i, lines[i - 1][:60]) for i in range(1, len(lines)) if lines[i].strip().startswith("|")
+             and lines[i - 1].strip() and not lines[i - 1].strip().startswith("|")]
+    assert glued == []
