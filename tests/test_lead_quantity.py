@@ -54,7 +54,7 @@ def test_time_is_per_launch_only_for_chains_of_launches():
     chain = [_row(launches=64, ms=0.1)]
     assert quantity.per_launch(chain) and quantity.value("time", chain[0]) == pytest.approx(100.0 / 64)
     assert quantity.unit("time", chain) == "GPU µs per launch"
-    assert quantity.unit("time", [_row()]) == "GPU µs" and quantity.value("time", _row(), False) == 1000.0
+    assert quantity.unit("time", [_row(ms=0.5)]) == "GPU µs" and quantity.value("time", _row(), False) == 1000.0
     assert quantity.value("tflops", _row(gflops=70180.0)) == pytest.approx(70.18)
 
 
@@ -113,3 +113,12 @@ def test_a_launch_chain_keeps_its_speedup_panel_and_draws_time_per_launch_once(s
     titles = [p.title for p in plots.device_panels(_view(slug))]
     assert "Speedup across the size sweep" in titles and "Time per launch across the sweep" in titles
     assert not any(t.endswith("across the size sweep") and t.startswith("GPU µs") for t in titles)
+
+
+def test_long_regions_are_shown_in_milliseconds():
+    rows = [_row(ms=18.33), _row("b", ms=10.79)]
+    assert quantity.in_ms(rows) and quantity.unit("time", rows) == "GPU ms"
+    assert quantity.value("time", rows[0], False, True) == 18.33
+    short = [_row(ms=0.5)]
+    assert not quantity.in_ms(short) and quantity.unit("time", short) == "GPU µs"
+    assert quantity.unit("time", [_row(ms=5.0, launches=64)]) == "GPU µs per launch"  # per launch stays in µs

@@ -59,22 +59,34 @@ def per_launch(rows) -> bool:
     return bool(rows) and all(r.launches and not r.has_copies for r in rows)
 
 
-def value(quantity: str, row, each_launch: bool = True) -> float | None:
-    """A row's figure in the lead quantity's unit: GB/s, TFLOP/s, or GPU µs (per launch where
-    ``each_launch``, else the timed region's) (pure)."""
+def in_ms(rows) -> bool:
+    """Whether regions that are not chains of launches are shown in ms: where one takes a millisecond
+    or more (streams of copies and kernels), so an axis reads 18.33, not 18,329."""
+    rows = list(rows)
+    return not per_launch(rows) and any(r.ms >= 1.0 for r in rows)
+
+
+def value(quantity: str, row, each_launch: bool = True, millis: bool = False) -> float | None:
+    """A row's figure in the lead quantity's unit: GB/s, TFLOP/s, or GPU time: µs per launch where
+    ``each_launch``, else the timed region's, in ms where ``millis`` (``in_ms``), else µs (pure)."""
     if quantity == "tflops":
         return row.gflops / 1000 if row.gflops is not None else None
     if quantity == "time":
-        return row.gpu_us_per_launch if each_launch and row.launches else 1000 * row.ms
+        if each_launch and row.launches:
+            return row.gpu_us_per_launch
+        return row.ms if millis else 1000 * row.ms
     return row.gbps
 
 
-def unit(quantity: str, rows) -> str:
-    """The axis's and column's unit: 'GB/s', 'TFLOP/s', 'GPU µs per launch', or 'GPU µs' for
-    regions that are not chains of launches."""
+def unit(quantity: str, rows, millis: bool | None = None) -> str:
+    """The axis's and column's unit: 'GB/s', 'TFLOP/s', 'GPU µs per launch', or 'GPU µs' ('GPU ms'
+    where ``in_ms``) for regions that are not chains of launches."""
+    rows = list(rows)
     if quantity != "time":
         return UNITS[quantity]
-    return "GPU µs per launch" if per_launch(rows) else "GPU µs"
+    if per_launch(rows):
+        return "GPU µs per launch"
+    return "GPU ms" if (in_ms(rows) if millis is None else millis) else "GPU µs"
 
 
 def title(quantity: str, rows, where: str) -> str:

@@ -164,9 +164,9 @@ def _bars(size: SizeView, lead: str = "gbps") -> svgplot.Panel:
     beside them, so the bars keep the panel's width."""
     rows = list(size.rows)
     floor_gbps, floor_name = size.plot_floor if lead == "gbps" else (None, "")
-    each = quantity.per_launch(rows)
-    values = [quantity.value(lead, r, each) or 0.0 for r in rows]
-    unit = quantity.unit(lead, rows)
+    each, millis = quantity.per_launch(rows), quantity.in_ms(rows)
+    values = [quantity.value(lead, r, each, millis) or 0.0 for r in rows]
+    unit = quantity.unit(lead, rows, millis)
     n = len(rows)
     ys = list(range(n))[::-1]
     top = max(values + [floor_gbps or 0.0])
@@ -209,14 +209,16 @@ def _sweep_panel(view: DeviceView) -> svgplot.Panel:
     xs = size_xs(view, sizes)
     lead = view.quantity
     each = quantity.per_launch(sizes[0].rows)
-    unit = quantity.unit(lead, sizes[0].rows)
+    millis = quantity.in_ms([r for s in sizes for r in s.rows])
+    unit = quantity.unit(lead, sizes[0].rows, millis)
     panel = size_panel(view, xs, quantity.title(lead, sizes[0].rows, "across the size sweep"), ylabel=unit,
                        **({} if lead == "gbps" else {"yscale": svgplot.Scale(log=True)}))
     for i, first in enumerate(sizes[0].rows):
         name = display_name(first)
         found = [(x, s, r) for x, s in zip(xs, sizes) for r in s.rows if r.name == first.name
-                 and quantity.value(lead, r, each) is not None]
-        panel.series.append(_line([(x, quantity.value(lead, r, each)) for x, _, r in found], PALETTE[i % len(PALETTE)],
+                 and quantity.value(lead, r, each, millis) is not None]
+        panel.series.append(_line([(x, quantity.value(lead, r, each, millis)) for x, _, r in found],
+                                  PALETTE[i % len(PALETTE)],
                                   name, marker="o",
                                   titles=[f"{r.display} at {_at(view, s)}: {_figures(r, *s.plot_floor)}"
                                           for x, s, r in found]))
