@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_launch_chains_keep_host_above_gpu_and_instantiation_is_a_statistic():
     entry = load_entries(ROOT / "entries")["cuda-graphs"]
-    spec = dataclasses.replace(entry.meta.measure, sizes=({"chunk": 1024}, {"chunk": 16384}), counters=False)
+    spec = dataclasses.replace(entry.meta.measure, sizes=({"chunk": 1024}, {"chunk": 16384}), counters=False,
+                               claims=())
     result = harness.measure_entry("cuda-graphs", entry.folder, spec, "sha256:test", progress=print)
     parsed = results.parse_measured(result)
     (view,) = device_views(dataclasses.replace(entry, meta=dataclasses.replace(entry.meta, measure=spec)),
