@@ -192,9 +192,13 @@ def test_new_keys_at_their_defaults_leave_the_fingerprint_as_it_was():
 
 def test_every_committed_result_is_still_current():
     """No committed result goes stale because the schema gained keys."""
+    from test_staleness import AWAITING_REMEASURE  # stale for a change of what they measure, each explained there
+
     entries = load_entries(ROOT / "entries")
     checked = 0
     for slug, entry in entries.items():
+        if slug in AWAITING_REMEASURE:
+            continue
         for key, result in store.load_results(entry.folder).items():
             if result.status == "ok" and result.provenance == "measured":
                 assert result.fingerprint == measurement_fingerprint(entry), f"{slug}/results/{key}.json"

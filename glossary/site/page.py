@@ -221,9 +221,9 @@ def verdict_line(view: DeviceView, summaries: list[claims.ClaimSummary], floor_c
             parts.append(f"{judged[0].short} runs at {fmt.percent(judged[0].fraction_of_floor)} of the copy floor")
         elif linked:
             parts.append(f"{linked[0].short} runs at {fmt.percent(linked[0].of_link)} of the link floor")
-        elif head.roofline is not None:
+        elif head.roofline is not None and head.roofline.source == "peer":  # a cited peak sums up nothing measured
             roof = head.roofline
-            parts.append(f"compute ceiling {fmt.rate(roof.compute_gflops, 'GFLOP/s')}, ridge at "
+            parts.append(f"compute ceiling {fmt.flops(roof.compute_gflops)}, ridge at "
                          f"{fmt.significant(roof.ridge, 3)} FLOP/B")
         elif head.ratios:
             q = head.ratios[0]

@@ -216,6 +216,8 @@ def make_env(templates_dir: Path) -> SandboxedEnvironment:
         significant=_number(fmt.significant),
         duration=_number(fmt.duration),
         rate=_number(fmt.rate),
+        flops=_number(fmt.flops),
+        tflops=_number(fmt.tflops_number),
         ratio=_number(fmt.ratio),
         percent=_number(fmt.percent),
         text=_text,

@@ -190,10 +190,10 @@ def _of_roof(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tuple
     roof = size.roofline
     fraction = roof.fraction(row) if roof is not None and row is not None else None
     if fraction is None:
-        return "n/a", "no roofline at this size (no GFLOP/s or no copy floor)"
+        return "n/a", "no roofline at this size (no FLOP rate, no copy floor, or no measure.roof saying where the compute ceiling comes from)"
     return (_reaches(fraction, claim),
-            f"{fmt.rate(row.gflops, 'GFLOP/s')} at {fmt.significant(row.intensity, 3)} FLOP/B is {fmt.percent(fraction)} "
-            f"of the roof's {fmt.rate(roof.roof(row.intensity), 'GFLOP/s')} ({roof.bound(row)}-bound; "
+            f"{fmt.flops(row.gflops)} at {fmt.significant(row.intensity, 3)} FLOP/B is {fmt.percent(fraction)} "
+            f"of the roof's {fmt.flops(roof.roof(row.intensity))} ({roof.bound(row)}-bound; "
             f"ridge {fmt.significant(roof.ridge, 3)} FLOP/B)")
 
 

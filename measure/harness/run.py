@@ -33,6 +33,7 @@ from measure.harness.sampling import host_part, take_samples
 from measure.harness.session import BLOCK_TIMEOUT_NS, GpuSession
 from measure.harness.workspace import FLOOR_STREAM, allocate, allocation_bytes, fill_input
 from measure.spec import MeasureSpec, working_set_bytes
+from measure.spec.steps import blocked_variants
 
 POISON_WORDS = ("a quiet NaN of the type (float32 0x7fc00000, float16 0x7e00, bfloat16 0x7fc0), all ones "
                 "(float64 NaN, int32 -1), int8 -128")
@@ -285,9 +286,13 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
         regions.update(floor_regions)
         if link is not None:
             regions.update(link.regions(gpu))
+        # timing.block_where_possible: the variants that can wait behind the blocking kernel (and their serial twins)
+        can_wait = blocked_variants(spec)
+        blocked = {name for name in regions if name.split(SERIAL)[0] in can_wait}
         with clock.phase("timing"):
             setups = {name: f for v in measured if (f := fills[v.name]) for name in (v.name, v.name + SERIAL)}
-            sampled = take_samples(gpu, regions, timing, nvml, [v.name for v in measured], label, progress, setups)
+            sampled = take_samples(gpu, regions, timing, nvml, [v.name for v in measured], label, progress, setups,
+                                   blocked)
         configs.advance(len(measured))
         graph_records = {name: replay.record() for name, replay in replays.items()}
     finally:
@@ -330,6 +335,8 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
         if fills[v.name]:
             variants[v.name]["setup"] = fills[v.name].record()
         variants[v.name].update(host_part(sampled.host_samples[v.name]))
+        if v.name in blocked:
+            variants[v.name]["blocked"] = True
     return {
         "params": dict(params),
         "elements": elements,

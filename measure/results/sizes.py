@@ -227,7 +227,11 @@ class GraphRecord(Record):
     """A graph variant: the CUDA graph its steps were captured into, and what a replay costs the host."""
 
     nodes: int | None = field("nodes in the captured graph", at_least=0, default=None)
-    instantiate_ms: float | None = field("cuGraphInstantiate's wall time, ms", at_least=0, default=None)
+    instantiate_ms: float | None = field("cuGraphInstantiate's wall time, ms: the median of "
+                                         "instantiate_samples_ms where recorded, else the first call's", at_least=0,
+                                         default=None)
+    instantiate_samples_ms: list[float] | None = field(
+        "each timed cuGraphInstantiate's wall time, ms, after one untimed warm-up instantiation", default=None)
     host_launch_us: float | None = field("median host time of one cuGraphLaunch call, µs", at_least=0,
                                          default=None)
     replays: int | None = field("replays whose host time was taken", at_least=0, default=None)
@@ -303,6 +307,8 @@ class Variant(Record):
     streams: int | None = field("streams the steps ran on, where more than one", at_least=2, default=None)
     overlap: Overlap | None = field("the variant against its serial twin (several streams)", default=None)
     graph: GraphRecord | None = field("the CUDA graph the variant was replayed from", default=None)
+    blocked: bool | None = field("true where its GPU samples waited behind the blocking kernel although "
+                                 "method.blocking is off (timing.block_where_possible)", default=None)
     setup: list[FillRecord] | None = field("the untimed fills run before each of its samples", default=None)
 
     def _rules(self) -> None:

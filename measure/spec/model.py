@@ -19,6 +19,7 @@ from measure.spec.setup import MAX_SETUP, Setup, check_setup
 from measure.spec.limits import (DTYPE_TOLERANCE, FILE_NAME, MAX_BUFFERS, MAX_LAUNCHES, MAX_METRICS,
                                  MAX_RUNS, MAX_SIZE, MAX_SIZES, MAX_SWEEP_POINTS, MAX_SWEEP_VALUES,
                                  MAX_VARIANTS, MAX_WARMUPS, NVCC_FLAG, NVCC_FLAGS_SHOWN)
+from measure.spec.presentation import QUANTITIES, Agreement, Roof  # noqa: F401 -- re-exported
 from measure.typed import SchemaError, doc
 
 if TYPE_CHECKING:
@@ -192,6 +193,10 @@ class Timing:
         "region (without the blocking kernel) taken right after it", default="device")
     blocking: bool = doc("enqueue each timed region behind a blocking kernel so host launch cost "
                          "stays out of device time", default=True)
+    block_where_possible: bool = doc(
+        "with blocking: false (an entry with pageable copies, which cannot wait behind the kernel), "
+        "still queue every variant that copies no pageable memory behind the blocking kernel, so only "
+        "the pageable ones' events take in the host's enqueue", default=False)
     l2_flush: bool = doc("read a buffer of twice the L2 before every sample (cold, clean caches)", default=True)
     warmups: int = doc("untimed runs before sampling", default=3)
     runs: int = doc("the fewest timed samples per variant", default=10)
@@ -204,6 +209,10 @@ class Timing:
     statistic: Literal["mean", "median", "min"] = doc("the statistic the page publishes", default="mean")
 
     def validate(self) -> None:
+        if self.block_where_possible and (self.blocking or self.clock == "host"):
+            raise SchemaError("block_where_possible", "only with blocking: false and a device clock: it "
+                                                      "blocks the variants that can wait, where blocking "
+                                                      "cannot be set for all")
         if self.clock == "host" and self.blocking:
             raise SchemaError("blocking", "a blocking kernel cannot be used with clock: host "
                                           "(host time is what is measured); set blocking: false")
@@ -229,28 +238,6 @@ class Ratio:
 
     num: str = doc("the slower variant's name")
     den: str = doc("the faster variant's name")
-
-
-@dataclass(frozen=True)
-class Agreement:
-    """How closely a reproduction on another node of the same model must agree with the record, per
-    size regime (``glossary.verdicts.agreement``); presentation and verification only, never part of
-    the measurement fingerprint.  Unset, each number's tolerance comes from the stopping rule."""
-
-    past_l2: float | None = doc(
-        "the largest difference, as a fraction (0.004 is 0.4%), of any number at a size whose working "
-        "set is at least 4x the L2; default: the two runs' 95% confidence intervals of the statistic, "
-        "each at least the stopping rule's target_ci", default=None)
-    inside_l2: float | None = doc(
-        "the same for sizes under 4x the L2 (inside it, or between it and 4x), where re-measures move by "
-        "several percent; default: the past-L2 default widened (glossary.verdicts.agreement.L2_WIDENING)",
-        default=None)
-
-    def validate(self) -> None:
-        for key in ("past_l2", "inside_l2"):
-            value = getattr(self, key)
-            if value is not None and not 0 < value < 1:
-                raise SchemaError(key, f"expected a fraction between 0 and 1 (0.004 is 0.4%), found {value}")
 
 
 @dataclass(frozen=True)
@@ -290,6 +277,12 @@ class MeasureSpec:
     counters: bool = doc("run an Nsight Compute pass for DRAM bytes where ncu is available", default=True)
     metrics: list[Metric] = doc("Nsight Compute metrics recorded beside the DRAM bytes, with their "
                                 "normalisation and predictions", default_factory=tuple, max_items=MAX_METRICS)
+    quantity: Literal["auto", "gbps", "tflops", "time"] = doc(
+        "what the page leads with, the quantity the claims are about: gbps (GB/s against the copy or link "
+        "floor, where bytes are the story), tflops (compute-bound kernels), time (µs per launch, or per kernel "
+        "node of a graph); auto works it out from the claims and data; presentation only", default="auto")
+    roof: Roof | None = doc("where the roofline's compute ceiling comes from (a peer variant or a cited "
+                            "peak); without it the page draws no roofline; presentation only", default=None)
     counter_sizes: Literal["headline", "all"] = doc(
         "where the counter pass runs: the headline size only, or every size of the sweep "
         "(to see the L2 regime in bytes)", default="headline")
@@ -353,6 +346,8 @@ class MeasureSpec:
                 if getattr(ratio, key) not in every:
                     raise SchemaError(f"ratios[{ri}].{key}", f"expected a variant name ({', '.join(names)}), "
                                                             f"found {getattr(ratio, key)!r}")
+        if self.roof is not None and self.roof.peer is not None and self.roof.peer not in every:
+            raise SchemaError("roof.peer", f"expected a variant name ({', '.join(names)}), found {self.roof.peer!r}")
         check_claims(self, params, names, every)
         check_values(self, params)
         from measure.spec.budget import check_budget  # it reads sizes, which imports this module

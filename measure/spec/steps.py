@@ -179,11 +179,25 @@ def check_steps(spec: MeasureSpec, params: set[str]) -> None:
         if outputs and not outputs & touched:
             raise SchemaError(f"variants[{vi}]", f"{variant.name} writes none of the outputs "
                                                  f"({', '.join(sorted(outputs))}): nothing of it could be checked")
-        pageable = [s for s in variant.launches if s.is_copy and "pageable" in
-                    (spec.buffers[s.copy].location, spec.buffers[s.to].location)]
+        pageable = copies_pageable(spec, variant)
         if pageable and spec.timing.blocking:
             raise SchemaError("timing.blocking", f"{variant.name} copies from or to pageable memory, which "
                                                  f"the host waits for: it would wait behind the blocking kernel "
                                                  f"until that times out; set timing.blocking: false")
         if len(streams) > MAX_STREAMS:
             raise SchemaError(f"variants[{vi}]", f"the steps use {len(streams)} streams; at most {MAX_STREAMS}")
+
+
+def copies_pageable(spec: "MeasureSpec", variant) -> bool:
+    """Whether a variant copies from or to pageable memory: the host stages such a copy itself, so
+    it cannot wait behind the blocking kernel."""
+    return any(s.is_copy and "pageable" in (spec.buffers[s.copy].location, spec.buffers[s.to].location)
+               for s in variant.launches)
+
+
+def blocked_variants(spec: "MeasureSpec") -> set[str]:
+    """The measured variants queued behind the blocking kernel although timing.blocking is off:
+    with timing.block_where_possible, every one that copies no pageable memory (pure)."""
+    if spec.timing.blocking or not spec.timing.block_where_possible:
+        return set()
+    return {v.name for v in spec.measured_variants if not copies_pageable(spec, v)}
