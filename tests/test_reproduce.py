@@ -22,11 +22,12 @@ from gate_fixture import COPY, Keys, make_project
 from glossary.build import GlossaryBuild
 from glossary.cli import reproducing
 from glossary.entries.model import measurement_fingerprint, parse_entry
-from glossary.measuring import reproduce as reproduce_mod
+from glossary.verdicts import reproduce as reproduce_mod
 from glossary.settings import Settings
 from glossary.site import sitefiles
 from glossary.verdicts import agreement, assess, reproductions, trust
 from measure import attest, results, store
+from measure import reproduction as statement
 
 L2 = 50 << 20
 SMALL, BIG = 1 << 20, 1 << 25  # working sets of 8 MiB (inside the L2) and 256 MiB (past 4x it)
@@ -102,7 +103,7 @@ def reproduction(project: Path, signer: attest.Signer, *, node: str = NODE, scal
 
 
 def write_signed(project: Path, content: dict, signer: attest.Signer) -> Path:
-    return reproductions.write(project / "entries" / "copy", attest.sign_reproduction(content, signer))
+    return reproductions.write(project / "entries" / "copy", statement.sign_reproduction(content, signer))
 
 
 def judged(project: Path) -> assess.Assessment:

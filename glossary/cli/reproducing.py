@@ -14,7 +14,7 @@ from glossary.cli.node import default_name
 from glossary.entries.model import display_path
 from glossary.figures import fmt
 from glossary.measuring import pool
-from glossary.measuring import reproduce as reproduce_mod
+from glossary.verdicts import reproduce as reproduce_mod
 from glossary.verdicts import agreement, trust
 from measure import attest
 

@@ -35,7 +35,7 @@ from glossary.entries.model import display_path
 from glossary.verdicts import agreement as agreement_mod
 from glossary.verdicts import trust as trust_mod
 from glossary.verdicts.retired import check_head, read_strict_json
-from measure import attest, results, store
+from measure import attest, reproduction, results, store
 from measure.attest import AttestError
 from measure.results import Result
 from measure.typed import SchemaError
@@ -218,7 +218,7 @@ def _open(repro: Reproduction, policy: trust_mod.Trust) -> tuple[attest.Opened |
         return None, "it carries no signature"
     try:
         opened = attest.open_envelope(env, policy.reproducers.public())
-        attest.check_reproduction_statement(repro.data, opened, repro.entry, repro.device, repro.node)
+        reproduction.check_reproduction_statement(repro.data, opened, repro.entry, repro.device, repro.node)
     except AttestError as err:
         listed = trust_mod.REPRODUCERS_FILE
         return None, f"{err} (reproducing keys are listed in {listed})" if "not trusted" in str(err) else str(err)

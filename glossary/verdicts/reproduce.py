@@ -19,7 +19,7 @@ from typing import Callable, Literal
 from glossary.entries.model import Entry, measurement_fingerprint
 from glossary.measuring import plan, pool
 from glossary.verdicts import agreement, reproductions, trust
-from measure import attest, results, store
+from measure import attest, reproduction, results, store
 from measure.results import Result, staleness
 from measure.typed import SchemaError
 
@@ -128,5 +128,5 @@ def compared(entry: Entry, device: str, record: Result, digest: str, keyid: str,
                                "node's key, so none was written")
     else:
         content = reproductions.make(entry.slug, device, node, record, digest, keyid, data)
-        report.path = reproductions.write(entry.folder, attest.sign_reproduction(content, signer))
+        report.path = reproductions.write(entry.folder, reproduction.sign_reproduction(content, signer))
     return report
