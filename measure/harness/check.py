@@ -188,6 +188,9 @@ def run_variant(spec: MeasureSpec, variant: MeasuredVariant, calls: list[Call], 
     drv = gpu.drv
     poison(spec, ws, gpu)
     gpu.ctx.synchronize()
+    before = getattr(calls, "before_sample", None)
+    if before is not None:  # the state every sample starts from (managed pages, the L2 window)
+        before()
     runner = getattr(calls, "runner", None)
     if runner is not None:  # on its streams, or replayed from its graph, exactly as it will be timed
         try:

@@ -82,6 +82,8 @@ def _measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: s
         raise MeasurementError(f"{slug}: cannot open a CUDA context: {err}") from None
     nvml = occupancy = None
     try:
+        from measure.harness.hopper import require
+        require(spec, gpu)  # clusters, tensor maps, L2 windows, managed memory: refused with the reason
         nvml = envinfo.Nvml(gpu.dev.pci_bus_id())
         with clock.phase("compile"):
             gpu.load_harness(cache_dir)
@@ -230,16 +232,22 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
     floor_bytes = copy_floor_bytes(elements, gpu.l2_bytes)
     with clock.phase("inputs"):
         ws = allocate(spec, params, gpu, extra_bytes=2 * floor_bytes)
-    floor_src = floor_dst = link = None
+    floor_src = floor_dst = link = state = None
     replays: dict[str, GraphReplay] = {}
     try:
+        from measure.harness.hopper import RegionState
+        state = RegionState(spec, ws, gpu, params)
         if any(b.location != "device" for b in spec.buffers.values()):
             with clock.phase("inputs"):
                 link = LinkBuffers(gpu)
         prepared: dict[str, str] = {}
         measured = spec.measured_variants
         calls = {v.name: StepList(prepare_calls(spec, v, built.functions[v.name], ws, params, prepared,
-                                                limits=gpu.limits)) for v in measured}
+                                                limits=gpu.limits, gpu=gpu, cubins=built.cubins[v.name]))
+                 for v in measured}
+        if state.active:  # each run starts from the same managed pages and L2 window (outside timing)
+            for v in measured:
+                calls[v.name].before_sample = lambda v=v: state.before(v)
         programs = {name: Program(gpu, steps) for name, steps in calls.items()}
         for v in measured:  # the check runs each variant as it will be timed: on its streams, or its graph
             if v.spec.graph:
@@ -278,6 +286,9 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
         regions.update(floor_regions)
         if link is not None:
             regions.update(link.regions(gpu))
+        if state.active:
+            regions = state.wrap(regions, {**{v.name: v for v in measured},
+                                           **{v.name + SERIAL: v for v in measured}})
         with clock.phase("timing"):
             sampled = take_samples(gpu, regions, timing, nvml, [v.name for v in measured], label, progress)
         configs.advance(len(measured))
@@ -285,6 +296,8 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
     finally:
         for replay in replays.values():
             replay.close()
+        if state is not None:
+            state.close()
         ws.free()
         for buf in (floor_src, floor_dst, link):
             if buf is not None:

@@ -165,8 +165,12 @@ class GpuSession:
                 pass
 
     def sample(self, enqueue: Callable[[], None], clock: str, blocking: bool, l2_flush: bool) -> float:
-        """One timed region in milliseconds."""
+        """One timed region in milliseconds (``enqueue.before_sample``, where it has one, runs first,
+        before the L2 flush: the state the region starts from, outside the timed region)."""
         stream = self.stream
+        before = getattr(enqueue, "before_sample", None)
+        if before is not None:
+            before()
         if l2_flush:
             self.flush_l2()
         if clock == "host":

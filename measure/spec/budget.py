@@ -38,7 +38,8 @@ TYPICAL = {"sizes": 8, "runs": 203, "steps": 64, "variants": 16}
 
 def host_buffer_bytes(spec: MeasureSpec, params: dict[str, int]) -> dict[str, int]:
     """Bytes of each host buffer (pinned or pageable) at one size, in spec order."""
-    return {name: n for name, n in iter_buffer_bytes(spec, params) if spec.buffers[name].location != "device"}
+    return {name: n for name, n in iter_buffer_bytes(spec, params)
+            if spec.buffers[name].location in ("pinned", "pageable")}
 
 
 def host_copy_bytes(spec: MeasureSpec, nbytes: dict[str, int]) -> int:

@@ -15,6 +15,8 @@ from measure.spec.checks import check_expr, check_values, check_variants
 from measure.spec.claims import (ATTRIBUTE_METRICS, BOUNDED_KINDS, CLAIM_DOCS, CLAIM_NEEDS,  # noqa: F401 -- re-exported
                                  DEFAULT_AT_LEAST, EXPLICIT_BOUND_KINDS, Claim, check_claims)
 from measure.spec.steps import Launch, check_steps  # noqa: F401 -- Launch re-exported
+from measure.spec.hopper import L2Window, TensorMap, check_hopper
+from measure.spec.unified import check_managed
 from measure.spec.limits import (DTYPE_TOLERANCE, FILE_NAME, MAX_BUFFERS, MAX_LAUNCHES, MAX_METRICS,
                                  MAX_RUNS, MAX_SIZE, MAX_SIZES, MAX_SWEEP_POINTS, MAX_SWEEP_VALUES,
                                  MAX_VARIANTS, MAX_WARMUPS, NVCC_FLAG, NVCC_FLAGS_SHOWN)
@@ -40,10 +42,12 @@ class Buffer:
     size: str = doc("element count, an expression over the size parameters", default="n")
     init: Literal["normal", "uniform"] = doc(
         "input fill: standard normal, or uniform on [-1, 1)", default="normal")
-    location: Literal["device", "pinned", "pageable"] = doc(
-        "where the buffer lives: device memory, page-locked (pinned) host memory, or ordinary pageable "
-        "host memory; host buffers are filled, poisoned and checked as device ones are, and reach the "
-        "device only through copy steps", default="device")
+    location: Literal["device", "pinned", "pageable", "managed"] = doc(
+        "where the buffer lives: device memory, page-locked (pinned) host memory, ordinary pageable "
+        "host memory, or managed (unified) memory that host and device both address; host buffers are "
+        "filled, poisoned and checked as device ones are, and reach the device only through copy steps; "
+        "kernels read managed buffers directly, their pages moving on first touch or by prefetch steps",
+        default="device")
     rtol: float | None = doc(
         "an output's per-element relative tolerance against the float64 reference; defaults to the "
         "data type's (float16 1e-3, bfloat16 8e-3, int8 0), else to measure.rtol", default=None)
@@ -112,6 +116,12 @@ class Variant:
     maxrregcount: int | str | None = doc(
         "register limit per thread for this variant's build (-maxrregcount=N): an integer or an "
         "expression over the sweep names", default=None)
+    resident: dict[str, Literal["host", "device"]] = doc(
+        "where each managed buffer's pages are before every sample, outside the timed region: host (the "
+        "default: the kernels' first touch migrates them inside it) or device (prefetched before it)",
+        default_factory=dict)
+    l2_window: L2Window | None = doc("an L2 access-policy window on the stream this variant's kernels run on "
+                                     "(persistence; sm_80)", default=None)
 
     def validate(self) -> None:
         if not self.launches:
@@ -265,6 +275,9 @@ class MeasureSpec:
     counter_sizes: Literal["headline", "all"] = doc(
         "where the counter pass runs: the headline size only, or every size of the sweep "
         "(to see the L2 regime in bytes)", default="headline")
+    tensor_maps: dict[str, TensorMap] = doc(
+        "tensor maps for the TMA by name: a launch argument naming one passes it by value "
+        "(`const __grid_constant__ CUtensorMap`); sm_90", default_factory=dict, max_items=8)
 
     def validate(self) -> None:
         if not self.sources:
@@ -310,8 +323,10 @@ class MeasureSpec:
         clash = set(self.buffers) & set(self.scalars)
         if clash:
             raise SchemaError("scalars", f"{sorted(clash)} name both a buffer and a scalar")
+        check_managed(self, params)
         check_variants(self, params)
         check_steps(self, params)
+        check_hopper(self, params)
         measured = self.measured_variants
         every = {v.name for v in measured} | set(names)
         for ri, ratio in enumerate(self.ratios):
