@@ -225,7 +225,8 @@ def output_names(spec: MeasureSpec, variant: MeasuredVariant | None = None) -> l
     outputs = sorted(n for n, b in spec.buffers.items() if b.role == "output")
     if variant is None:
         return outputs
-    touched = {arg for step in variant.launches for arg in (*step.args, step.to) if arg}
+    from measure.spec.hopper import step_buffers
+    touched = {arg for step in variant.launches for arg in step_buffers(spec, step)}
     return [n for n in outputs if n in touched]
 
 

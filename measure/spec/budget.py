@@ -52,7 +52,8 @@ def host_copy_bytes(spec: MeasureSpec, nbytes: dict[str, int]) -> int:
     outputs = [n for n, b in spec.buffers.items() if b.role == "output"]
     held = sum(nbytes[n] for n in inputs)
     if spec.reference_elementwise:
-        touched = [{a for step in v.launches for a in (*step.args, step.to)} for v in spec.measured_variants]
+        from measure.spec.hopper import step_buffers
+        touched = [{a for step in v.launches for a in step_buffers(spec, step)} for v in spec.measured_variants]
         one = max(sum(nbytes[n] for n in outputs if n in names) for names in touched)  # a group holds one at least
         return held + min(one * len(spec.measured_variants), max(CHECK_HOST_BUDGET_BYTES, one))
     as_float64 = sum(nbytes[n] // items[n] * 8 for n in inputs) + 2 * sum(nbytes[n] // items[n] * 8 for n in outputs)

@@ -208,3 +208,11 @@ def check_hopper(spec: MeasureSpec, params: set[str]) -> None:
                 if g % c:
                     raise SchemaError(where, f"the grid's dimension {d} ({g:,} at the headline size) is not a multiple "
                                              f"of the cluster's ({c}); clusters must tile the grid")
+
+
+def step_buffers(spec: MeasureSpec, step) -> set[str]:
+    """The buffers a step touches: its buffer arguments, the buffers of its tensor-map arguments, a
+    copy's source and destination, a prefetch's or advice's buffer."""
+    out = {a for a in (*step.args, step.copy, step.to, step.prefetch, step.advise) if a in spec.buffers}
+    out |= {spec.tensor_maps[a].buffer for a in step.args if a in spec.tensor_maps}
+    return out

@@ -44,8 +44,8 @@ def working_set_bytes(spec: MeasureSpec, params: dict[str, int]) -> int:
     ``working_set_bytes`` records.  Host buffers never sit in the L2, so they are not counted."""
     sizes = {name: n for name, n in buffer_bytes(spec, params).items()
              if spec.buffers[name].location in ("device", "managed")}
-    used = ({arg for launch in v.launches for arg in (*launch.args, launch.copy, launch.to, launch.prefetch)
-             if arg in sizes}
+    from measure.spec.hopper import step_buffers  # hopper imports sizes' module lazily too
+    used = ({arg for launch in v.launches for arg in step_buffers(spec, launch) if arg in sizes}
             for v in spec.variants)
     return max((sum(sizes[name] for name in names) for names in used), default=0)
 

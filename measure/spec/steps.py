@@ -199,7 +199,8 @@ def check_steps(spec: MeasureSpec, params: set[str]) -> None:
                     raise SchemaError(f"{where}.id", f"{step.id!r} names an earlier step already")
                 ids.add(step.id)
         outputs = {n for n, b in spec.buffers.items() if b.role == "output"}
-        touched = {arg for step in variant.launches for arg in (*step.args, step.to) if arg}
+        from measure.spec.hopper import step_buffers
+        touched = {arg for step in variant.launches for arg in step_buffers(spec, step)}
         if outputs and not outputs & touched:
             raise SchemaError(f"variants[{vi}]", f"{variant.name} writes none of the outputs "
                                                  f"({', '.join(sorted(outputs))}): nothing of it could be checked")
