@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from measure import expr, units
 from measure.spec.checks import point_label
-from measure.spec import limits
+from measure.spec import limits, unified
 from measure.spec.limits import (CHECK_HOST_BUDGET_BYTES, MAX_HOST_BUFFER_BYTES, MAX_MEASURE_LAUNCHES, MAX_RESULT_BYTES,
                                  MAX_SAMPLING_SECONDS, RESULT_BYTES_FIXED, RESULT_BYTES_PER_LAUNCH,
                                  RESULT_BYTES_PER_LAUNCH_METRIC, RESULT_BYTES_PER_SAMPLE, RESULT_BYTES_PER_SIZE,
@@ -196,6 +196,9 @@ def limit_rows() -> list[list[str]]:
          f"at most {gib(limits.MAX_HOST_BUFFER_BYTES)} together at any size; on the node, the host buffers and "
          f"the check's host copies of inputs and outputs may use at most {limits.HOST_MEMORY_SHARE:.0%} of the "
          f"memory the machine has available, or the size fails before anything is allocated"],
+        ["managed buffers (`location: managed`)",
+         f"at most {gib(unified.MAX_MANAGED_BYTES)} together at any size; on the node, at most "
+         f"{unified.MANAGED_DEVICE_SHARE:.0%} of the device memory free when the size is allocated"],
         ["launches of one measurement",
          f"at most {limits.MAX_MEASURE_LAUNCHES:,} in the worst case: sizes x measured variants x the steps of "
          f"one run (repeats counted, a graph's nodes each) x (warm-ups + `max_runs` + the check's run) x the "

@@ -87,7 +87,7 @@ class Launch:
         kinds = [k for k in ("kernel", "copy", "prefetch", "advise") if getattr(self, k) is not None]
         if len(kinds) != 1:
             raise SchemaError("kernel", "a step is a kernel launch (kernel), a copy (copy and to), a prefetch or an "
-                                        "advise, exactly one of them")
+                                        "advise: one of them, not both")
         if not 1 <= self.repeat <= MAX_REPEAT:
             raise SchemaError("repeat", f"expected 1 to {MAX_REPEAT:,} launches, found {self.repeat:,}")
         if not STREAM.match(self.stream):
