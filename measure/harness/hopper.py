@@ -203,8 +203,9 @@ class RegionState:
             policy.missProp = cu.CUaccessProperty.CU_ACCESS_PROPERTY_NORMAL
         gpu.stream.synchronize()
         check(cu.cuCtxResetPersistingL2Cache(), "cuCtxResetPersistingL2Cache")
-        check(cu.cuStreamSetAttribute(stream, cu.CUstreamAttrID.CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW, value),
-              "cuStreamSetAttribute (access-policy window)")
+        ids = cu.CUstreamAttrID  # the stream attributes are the launch attributes' enum in cuda-bindings 13
+        attr = getattr(ids, "CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW", None) or ids.CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW
+        check(cu.cuStreamSetAttribute(stream, attr, value), "cuStreamSetAttribute (access-policy window)")
         self.window_on = window is not None
 
     def close(self) -> None:
