@@ -129,9 +129,9 @@ def test_clusters_tensor_maps_and_windows_load():
     assert requirements(spec, "sm_90") == []
     words = requirements(spec, "sm_80")
     assert any("thread-block clusters" in w and "need sm_90" in w for w in words)
-    assert any("tensor memory accelerator" in w for w in words)
-    assert not any("L2 persistence" in w for w in words)  # windows exist since sm_80
-    assert any("L2 persistence" in w for w in requirements(spec, "sm_75"))
+    assert any("tensor maps (the tensor memory accelerator)" in w for w in words)
+    assert not any("L2 access-policy windows" in w for w in words)  # windows exist since sm_80
+    assert any("L2 access-policy windows" in w for w in requirements(spec, "sm_75"))
 
 
 @pytest.mark.parametrize("change, key, words", [
@@ -170,7 +170,14 @@ def test_a_window_alone_is_refused_below_sm_80():
     data = hopper_data()
     data.update(archs=["sm_75"], tensor_maps={})
     data["variants"] = [data["variants"][2]]
-    refused(data, "variants[0].l2_window", "L2 persistence (an access-policy window) (variants[0].l2_window) need sm_80")
+    refused(data, "variants[0].l2_window", "L2 access-policy windows (persistence) need sm_80 or newer; sm_75 lacks")
+
+
+def test_the_refusal_names_the_key_of_the_feature_the_arch_lacks():
+    data = hopper_data()
+    data.update(archs=["sm_80"], tensor_maps={})
+    data["variants"] = [data["variants"][2], data["variants"][1]]  # a window first (fine on sm_80), then a cluster
+    refused(data, "variants[1].launches[0].cluster", "thread-block clusters (and their distributed shared memory) need sm_90")
 
 
 def test_a_device_without_the_feature_fails_the_measurement_with_the_reason():

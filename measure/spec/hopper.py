@@ -36,9 +36,9 @@ MAX_BOX = 256
 TMA_ALIGN = 16
 SWIZZLE_BYTES = {"none": None, "32B": 32, "64B": 64, "128B": 128}
 # The first architecture with each feature, and the words a refusal uses.
-FEATURE_ARCH = {"cluster": (90, "thread-block clusters (and distributed shared memory)"),
-                "tensor_map": (90, "the tensor memory accelerator (tensor maps)"),
-                "l2_window": (80, "L2 persistence (an access-policy window)")}
+FEATURE_ARCH = {"cluster": (90, "thread-block clusters (and their distributed shared memory)"),
+                "tensor_map": (90, "tensor maps (the tensor memory accelerator)"),
+                "l2_window": (80, "L2 access-policy windows (persistence)")}
 
 
 @dataclass(frozen=True)
@@ -123,10 +123,11 @@ def check_hopper(spec: MeasureSpec, params: set[str]) -> None:
     its device buffer with strides of whole 16-byte units, a window on a device buffer of the variant's
     single stream."""
     for arch in spec.archs:
-        problems = requirements(spec, arch)
-        if problems:
-            key = next(iter(uses(spec).values()))
-            raise SchemaError(key, f"{problems[0]}: drop {arch} from measure.archs, or this launch feature")
+        for feature, key in uses(spec).items():
+            least, words = FEATURE_ARCH[feature]
+            if int(arch[3:].rstrip("a")) < least:
+                raise SchemaError(key, f"{words} need sm_{least} or newer; {arch} lacks them: drop {arch} from "
+                                       f"measure.archs, or this launch feature")
     for name, tm in spec.tensor_maps.items():
         where = f"tensor_maps.{name}"
         if name in spec.buffers or name in spec.scalars:
