@@ -19,7 +19,7 @@ pytestmark = pytest.mark.gpu
 ENTRIES = Path(__file__).resolve().parents[1] / "entries"
 
 
-def _measure(slug: str, size: dict[str, int]) -> dict[str, float]:
+def _result(slug: str, size: dict[str, int]) -> dict:
     from measure import harness
     entry = load_entries(ENTRIES)[slug]
     spec = entry.meta.measure
@@ -30,8 +30,13 @@ def _measure(slug: str, size: dict[str, int]) -> dict[str, float]:
     assert result["status"] == "ok"
     point = result["sizes"][0]
     assert point["check"]["elements_checked"] > 0
+    return result
+
+
+def _measure(slug: str, size: dict[str, int]) -> dict[str, float]:
+    result = _result(slug, size)
     stat = result["method"]["statistic"]
-    ms = {name: v["stats"][stat] for name, v in point["variants"].items()}
+    ms = {name: v["stats"][stat] for name, v in result["sizes"][0]["variants"].items()}
     print(slug, ms)
     return ms
 
@@ -41,6 +46,18 @@ def test_managed_first_touch_prefetch_and_read_mostly():
     assert ms["fault"] > 3 * ms["resident"]       # the fault handler's pace, not HBM's
     assert ms["prefetch"] < ms["fault"]            # one bulk migration beats many faulted ones
     assert ms["prefetch"] > ms["resident"]         # but the bytes still cross the link
+
+
+def test_unified_memory_counters_where_cupti_gives_them():
+    result = _result("unified-memory", {"n": 1 << 24})
+    counts = {name: v["unified_memory"] for name, v in result["sizes"][0]["variants"].items()}
+    print("unified-memory counters", counts)
+    if "unavailable" in counts["fault"]:
+        pytest.skip(f"CUPTI's unified-memory counters are not available here: {counts['fault']['unavailable']}")
+    nbytes = 4 << 24
+    assert counts["fault"]["gpu_page_faults"] > 0 and counts["fault"]["bytes_htod"] >= 0.9 * nbytes
+    assert counts["prefetch"]["bytes_htod"] >= 0.9 * nbytes
+    assert counts["resident"]["gpu_page_faults"] == 0 and counts["resident"]["bytes_htod"] < 0.1 * nbytes
 
 
 def test_distributed_shared_memory_beats_the_global_exchange():

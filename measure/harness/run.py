@@ -168,6 +168,29 @@ def _measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: s
     return result
 
 
+def _count_unified_memory(spec: MeasureSpec, params: dict[str, int], state, measured, enqueue_variant, gpu,
+                          label: str, progress: Callable[[str], None]):
+    """At the headline size of a spec with managed buffers, after its timing: each variant run once more,
+    untimed, from its starting state, under CUPTI's unified-memory counters (``uvm_counters``):
+    ({variant: counts}, why not) or None where there is nothing to count.  Only then, so that no timed
+    sample runs beside CUPTI's activity API."""
+    if state is None or state.managed is None or dict(params) != dict(spec.headline):
+        return None
+    from measure.harness.uvm_counters import count_variants
+
+    def runner(name: str) -> Callable[[], None]:
+        enqueue = enqueue_variant(name)
+
+        def run() -> None:
+            enqueue()
+            gpu.ctx.synchronize()
+        return run
+    counts, why = count_variants({v.name: (lambda v=v: state.before(v), runner(v.name)) for v in measured})
+    progress(f"{label} unified-memory counters: " + (why or ", ".join(
+        f"{name} {c['gpu_page_faults']:,} GPU faults, {c['bytes_htod']:,} bytes to the GPU" for name, c in counts.items())))
+    return counts, why
+
+
 def _defer_checks(spec: MeasureSpec) -> bool:
     """Whether the sizes' comparisons wait until every size is timed, to run beside the counter pass:
     for an elementwise reference, where a counter pass will run, and where every size's inputs and
@@ -292,6 +315,7 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
         with clock.phase("timing"):
             sampled = take_samples(gpu, regions, timing, nvml, [v.name for v in measured], label, progress)
         configs.advance(len(measured))
+        memory_counts = _count_unified_memory(spec, params, state, measured, enqueue_variant, gpu, label, progress)
         graph_records = {name: replay.record() for name, replay in replays.items()}
     finally:
         for replay in replays.values():
@@ -332,6 +356,9 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
                                            "serial_samples_ms": samples[v.name + SERIAL]}
         if v.name in replays:
             variants[v.name]["graph"] = graph_records[v.name]
+        if memory_counts is not None:
+            counts, why = memory_counts
+            variants[v.name]["unified_memory"] = counts.get(v.name) or {"unavailable": why or "not counted"}
         variants[v.name].update(host_part(sampled.host_samples[v.name]))
     return {
         "params": dict(params),

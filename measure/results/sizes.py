@@ -223,6 +223,17 @@ class Overlap(Record):
 
 
 @dataclass(frozen=True)
+class UnifiedMemoryCounts(Record):
+    """A variant with managed buffers, run once more untimed under CUPTI's unified-memory counters."""
+
+    bytes_htod: int | None = field("bytes the driver migrated to the GPU", at_least=0, default=None)
+    bytes_dtoh: int | None = field("bytes the driver migrated to the host", at_least=0, default=None)
+    gpu_page_faults: int | None = field("GPU page faults (CUPTI's GPU_PAGE_FAULT counter)", at_least=0, default=None)
+    cpu_page_faults: int | None = field("CPU page faults on managed memory", at_least=0, default=None)
+    unavailable: str | None = field("why no counts were taken (CUPTI missing or refusing here)", default=None)
+
+
+@dataclass(frozen=True)
 class GraphRecord(Record):
     """A graph variant: the CUDA graph its steps were captured into, and what a replay costs the host."""
 
@@ -294,6 +305,9 @@ class Variant(Record):
     streams: int | None = field("streams the steps ran on, where more than one", at_least=2, default=None)
     overlap: Overlap | None = field("the variant against its serial twin (several streams)", default=None)
     graph: GraphRecord | None = field("the CUDA graph the variant was replayed from", default=None)
+    unified_memory: UnifiedMemoryCounts | None = field(
+        "unified-memory counters of one untimed run (entries with managed buffers, at the headline size)",
+        default=None)
 
     def _rules(self) -> None:
         _samples_match(self.samples_ms, self.stats, "samples_ms")
