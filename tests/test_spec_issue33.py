@@ -246,3 +246,74 @@ def test_claiming_sm_80_for_the_cluster_entry_is_refused():
     data = copy.deepcopy(canonical(spec))
     data["archs"] = ["sm_80", "sm_90"]
     refused(data, "variants[1].launches[0].cluster", "sm_80 lacks them")
+
+
+# -- CUPTI's unified-memory counters, read through a stand-in library --------------------------------
+
+class _FakeCupti:
+    """Enough of libcupti for the counters: callbacks registered, records written on a flush."""
+
+    RECORD = 104  # CUpti_ActivityUnifiedMemoryCounter3
+
+    def __init__(self, records):
+        self.records, self.request, self.complete = records, None, None
+
+    def cuptiActivityConfigureUnifiedMemoryCounter(self, configs, count):
+        self.configured = [(c.kind, c.enable) for c in configs]
+        return 0
+
+    def cuptiActivityRegisterCallbacks(self, request, complete):
+        self.request, self.complete = request, complete
+        return 0
+
+    def cuptiActivityEnable(self, kind):
+        return 0 if kind.value == 25 else 1
+
+    cuptiActivityDisable = cuptiActivityEnable
+
+    def cuptiActivityFlushAll(self, flag):
+        import ctypes
+        if not self.records:
+            return 0
+        buffer, size, most = ctypes.c_void_p(), ctypes.c_size_t(), ctypes.c_size_t()
+        self.request(ctypes.byref(buffer), ctypes.byref(size), ctypes.byref(most))
+        for i, (kind, counter, value) in enumerate(self.records):
+            base = buffer.value + i * self.RECORD
+            words = ctypes.cast(base, ctypes.POINTER(ctypes.c_uint32))
+            words[0], words[1] = kind, counter
+            ctypes.cast(base + 8, ctypes.POINTER(ctypes.c_uint64))[0] = value
+        self.complete(None, 0, buffer.value, size.value, len(self.records) * self.RECORD)
+        self.records = []
+        return 0
+
+    def cuptiActivityGetNextRecord(self, buffer, valid, record):
+        import ctypes
+        slot = ctypes.cast(record, ctypes.POINTER(ctypes.c_void_p))
+        nxt = buffer.value if not slot[0] else slot[0] + self.RECORD
+        if nxt >= buffer.value + valid.value:
+            return 3  # CUPTI_ERROR_MAX_LIMIT_REACHED
+        slot[0] = nxt
+        return 0
+
+
+def test_unified_memory_counters_add_up_the_records(monkeypatch):
+    from measure.harness import uvm_counters
+    fake = _FakeCupti([(25, 2, 1 << 30)])  # the reset's migration back to the host: not the variant's
+
+    def run():
+        fake.records = [(25, 4, 7), (25, 1, 65536), (25, 1, 4096), (10, 4, 999), (25, 2, 12)]
+    monkeypatch.setattr(uvm_counters, "_library", lambda: fake)
+    counts, why = uvm_counters.count_variants({"fault": (lambda: None, run)})
+    assert why is None
+    assert sorted(k for k, _ in fake.configured) == [1, 2, 3, 4]
+    # The run's records are summed by counter; a record of another kind (10) is not counted.
+    assert counts == {"fault": {"bytes_htod": 69632, "bytes_dtoh": 12, "cpu_page_faults": 0, "gpu_page_faults": 7}}
+
+
+def test_without_cupti_the_counts_say_why(monkeypatch):
+    from measure.harness import uvm_counters
+
+    def missing():
+        raise uvm_counters.CountersUnavailable("libcupti was not found")
+    monkeypatch.setattr(uvm_counters, "_library", missing)
+    assert uvm_counters.count_variants({"fault": (lambda: None, lambda: None)}) == ({}, "libcupti was not found")
