@@ -169,8 +169,8 @@ class RegionState:
     def before(self, variant: Any | None) -> None:
         """Outside the timed region: the state ``variant`` (a MeasuredVariant, or None for the floors) starts from."""
         spec_variant = variant.spec if variant is not None else None
-        if self.managed is not None:
-            self.managed.reset(dict(spec_variant.resident) if spec_variant is not None else {})
+        if self.managed is not None and spec_variant is not None:  # the floors never touch managed pages
+            self.managed.reset(dict(spec_variant.resident))
         if self.windows:
             self._window(spec_variant.l2_window if spec_variant is not None else None)
 
