@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from glossary.entries.model import Entry, measurement_fingerprint
 from glossary.figures import fmt
@@ -49,6 +50,7 @@ class VariantRow(RowKernelMixin, RowHostMixin):
     overlap: Overlap | None = None  # against its serial twin, where on several streams
     graph: GraphRecord | None = None  # the CUDA graph the variant was replayed from
     link_floor_gbps: float | None = None  # the link floor of the one direction its copies go
+    unified_memory: Any = None  # CUPTI's unified-memory counts of one untimed run (managed buffers)
 
     @property
     def display(self) -> str:
