@@ -79,7 +79,7 @@ def allocate_managed(gpu: Any, count: int, dtype: Any, name: str, label: str) ->
     """A managed array of ``count`` elements, attached globally (every stream may touch it)."""
     drv = gpu.drv
     flags = getattr(drv, "mem_attach_flags", None)
-    attach = int(flags.GLOBAL) if flags is not None else 1  # CU_MEM_ATTACH_GLOBAL
+    attach = int(getattr(flags, "GLOBAL", 1))  # CU_MEM_ATTACH_GLOBAL
     try:
         return drv.managed_empty(count, np.dtype(dtype), "C", attach)
     except (drv.Error, MemoryError) as err:
