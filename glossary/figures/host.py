@@ -223,6 +223,8 @@ class HostExtras:
         self.link = link
 
     def add(self, row, var: results.Variant):
+        if var.unified_memory is not None:
+            row = dataclasses.replace(row, unified_memory=var.unified_memory)
         if not (var.copies or var.copy_bytes or var.streams or var.overlap or var.graph):
             return row
         moved = tuple((d, var.copy_bytes[d]) for d in DIRECTIONS if d in (var.copy_bytes or {}))

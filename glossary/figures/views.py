@@ -54,6 +54,7 @@ class VariantRow(RowKernelMixin, RowHostMixin):
     graph: GraphRecord | None = None  # the CUDA graph the variant was replayed from
     link_floor_gbps: float | None = None  # the link floor of the one direction its copies go
     blocked: bool | None = None  # queued behind the blocking kernel although the method's blocking is off
+    unified_memory: Any = None  # CUPTI's unified-memory counts of one untimed run (managed buffers)
 
     @property
     def display(self) -> str:

@@ -196,6 +196,9 @@ def run_variant(spec: MeasureSpec, variant: MeasuredVariant, calls: list[Call], 
     if fills:  # the variant's untimed setup, as before each sample
         fills.enqueue(gpu.stream)
     gpu.ctx.synchronize()
+    before = getattr(calls, "before_sample", None)
+    if before is not None:  # the state every sample starts from (managed pages, the L2 window)
+        before()
     runner = getattr(calls, "runner", None)
     if runner is not None:  # on its streams, or replayed from its graph, exactly as it will be timed
         try:
@@ -231,7 +234,8 @@ def output_names(spec: MeasureSpec, variant: MeasuredVariant | None = None) -> l
     outputs = sorted(n for n, b in spec.buffers.items() if b.role == "output")
     if variant is None:
         return outputs
-    touched = {arg for step in variant.launches for arg in (*step.args, step.to) if arg}
+    from measure.spec.hopper import step_buffers
+    touched = {arg for step in variant.launches for arg in step_buffers(spec, step)}
     return [n for n in outputs if n in touched]
 
 

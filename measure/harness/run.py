@@ -85,6 +85,8 @@ def _measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: s
         raise MeasurementError(f"{slug}: cannot open a CUDA context: {err}") from None
     nvml = occupancy = None
     try:
+        from measure.harness.hopper import require
+        require(spec, gpu)  # clusters, tensor maps, L2 windows, managed memory: refused with the reason
         nvml = envinfo.Nvml(gpu.dev.pci_bus_id())
         with clock.phase("compile"):
             gpu.load_harness(cache_dir)
@@ -171,6 +173,29 @@ def _measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: s
     return result
 
 
+def _count_unified_memory(spec: MeasureSpec, params: dict[str, int], state, measured, enqueue_variant, gpu,
+                          label: str, progress: Callable[[str], None]):
+    """At the headline size of a spec with managed buffers, after its timing: each variant run once more,
+    untimed, from its starting state, under CUPTI's unified-memory counters (``uvm_counters``):
+    ({variant: counts}, why not) or None where there is nothing to count.  Only then, so that no timed
+    sample runs beside CUPTI's activity API."""
+    if state is None or state.managed is None or dict(params) != dict(spec.headline):
+        return None
+    from measure.harness.uvm_counters import count_variants
+
+    def runner(name: str) -> Callable[[], None]:
+        enqueue = enqueue_variant(name)
+
+        def run() -> None:
+            enqueue()
+            gpu.ctx.synchronize()
+        return run
+    counts, why = count_variants({v.name: (lambda v=v: state.before(v), runner(v.name)) for v in measured})
+    progress(f"{label} unified-memory counters: " + (why or ", ".join(
+        f"{name} {c['gpu_page_faults']:,} GPU faults, {c['bytes_htod']:,} bytes to the GPU" for name, c in counts.items())))
+    return counts, why
+
+
 def _defer_checks(spec: MeasureSpec) -> bool:
     """Whether the sizes' comparisons wait until every size is timed, to run beside the counter pass:
     for an elementwise reference, where a counter pass will run, and where every size's inputs and
@@ -235,16 +260,22 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
     floor_bytes = copy_floor_bytes(elements, gpu.l2_bytes)
     with clock.phase("inputs"):
         ws = allocate(spec, params, gpu, extra_bytes=2 * floor_bytes)
-    floor_src = floor_dst = link = None
+    floor_src = floor_dst = link = state = None
     replays: dict[str, GraphReplay] = {}
     try:
+        from measure.harness.hopper import RegionState
+        state = RegionState(spec, ws, gpu, params)
         if any(b.location != "device" for b in spec.buffers.values()):
             with clock.phase("inputs"):
                 link = LinkBuffers(gpu)
         prepared: dict[str, str] = {}
         measured = spec.measured_variants
         calls = {v.name: StepList(prepare_calls(spec, v, built.functions[v.name], ws, params, prepared,
-                                                limits=gpu.limits)) for v in measured}
+                                                limits=gpu.limits, gpu=gpu, cubins=built.cubins[v.name]))
+                 for v in measured}
+        if state.active:  # each run starts from the same managed pages and L2 window (outside timing)
+            for v in measured:
+                calls[v.name].before_sample = lambda v=v: state.before(v)
         programs = {name: Program(gpu, steps) for name, steps in calls.items()}
         fills = {v.name: variant_fills(spec, v, ws) for v in measured}
         for name, steps in calls.items():
@@ -289,15 +320,21 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
         # timing.block_where_possible: the variants that can wait behind the blocking kernel (and their serial twins)
         can_wait = blocked_variants(spec)
         blocked = {name for name in regions if name.split(SERIAL)[0] in can_wait}
+        if state.active:
+            regions = state.wrap(regions, {**{v.name: v for v in measured},
+                                           **{v.name + SERIAL: v for v in measured}})
         with clock.phase("timing"):
             setups = {name: f for v in measured if (f := fills[v.name]) for name in (v.name, v.name + SERIAL)}
             sampled = take_samples(gpu, regions, timing, nvml, [v.name for v in measured], label, progress, setups,
                                    blocked)
         configs.advance(len(measured))
+        memory_counts = _count_unified_memory(spec, params, state, measured, enqueue_variant, gpu, label, progress)
         graph_records = {name: replay.record() for name, replay in replays.items()}
     finally:
         for replay in replays.values():
             replay.close()
+        if state is not None:
+            state.close()
         ws.free()
         for buf in (floor_src, floor_dst, link):
             if buf is not None:
@@ -334,6 +371,9 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
             variants[v.name]["graph"] = graph_records[v.name]
         if fills[v.name]:
             variants[v.name]["setup"] = fills[v.name].record()
+        if memory_counts is not None:
+            counts, why = memory_counts
+            variants[v.name]["unified_memory"] = counts.get(v.name) or {"unavailable": why or "not counted"}
         variants[v.name].update(host_part(sampled.host_samples[v.name]))
         if v.name in blocked:
             variants[v.name]["blocked"] = True

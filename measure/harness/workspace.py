@@ -46,6 +46,7 @@ class Workspace:
     host: dict[str, np.ndarray] = field(default_factory=dict)   # the host buffers (pinned or pageable)
     itemsizes: dict[str, int] = field(default_factory=dict)
     params: dict[str, int] = field(default_factory=dict)  # the size the buffers were allocated for
+    managed: dict[str, np.ndarray] = field(default_factory=dict)  # managed buffers; allocs holds their pointers
 
     def itemsize(self, name: str) -> int:
         return self.itemsizes[name]
@@ -66,8 +67,11 @@ class Workspace:
     def free(self) -> None:
         """Free every device buffer and let the host buffers go (the host copies of inputs stay)."""
         for name, alloc in self.allocs.items():
-            if name not in self.host:
+            if name not in self.host and name not in self.managed:
                 alloc.free()
+        for array in self.managed.values():
+            array.base.free()
+        self.managed.clear()
         for array in self.host.values():
             base = getattr(array, "base", None)
             if base is not None and hasattr(base, "free"):  # pycuda's page-locked allocation
@@ -172,7 +176,9 @@ def allocate(spec: MeasureSpec, params: dict[str, int], gpu: GpuSession, extra_b
     free, total = gpu.drv.mem_get_info()
     on_device = sum(n for name, n in sizes.items() if spec.buffers[name].location == "device")
     # The device first: it is the smaller memory, and the one a size is usually chosen for.
+    from measure.harness.unified import managed_shortfall
     shortfall = (memory_shortfall(on_device + extra_bytes, free, total, stats.size_label(params), gpu.name)
+                 or managed_shortfall(spec, sizes, free - on_device - extra_bytes, stats.size_label(params))
                  or host_shortfall(spec, sizes, stats.size_label(params)))
     if shortfall:
         raise MeasurementError(shortfall)
@@ -182,6 +188,14 @@ def allocate(spec: MeasureSpec, params: dict[str, int], gpu: GpuSession, extra_b
             itemsize = np.dtype(NP_DTYPES[buf.dtype]).itemsize
             count = ws.counts[name] = sizes[name] // itemsize
             ws.itemsizes[name] = itemsize
+            if buf.location == "managed":  # filled on the host: its pages start there
+                from measure.harness.unified import allocate_managed, device_pointer
+                ws.managed[name] = allocate_managed(gpu, count, NP_DTYPES[buf.dtype], name, stats.size_label(params))
+                ws.allocs[name] = device_pointer(ws.managed[name])
+                if buf.role == "input":
+                    ws.inputs[name] = fill_input(spec.seed, stream, count, buf.dtype, buf.init)
+                    ws.managed[name][:] = ws.inputs[name]
+                continue
             if buf.location != "device":
                 ws.allocs[name] = ws.host[name] = host_buffer(gpu, buf.location, count, buf.dtype, name, params)
                 if buf.role == "input":

@@ -70,10 +70,12 @@ def check_values(spec: MeasureSpec, params: set[str]) -> None:
             texts += [(f"{where}.block[{bi}]", str(b)) for bi, b in enumerate(launch.block)]
             texts += [(f"{where}.shared", str(launch.shared))]
             texts += [(f"{where}.args[{ai}]", a) for ai, a in enumerate(launch.args)
-                      if a not in spec.buffers and a not in spec.scalars]
+                      if a not in spec.buffers and a not in spec.scalars and a not in spec.tensor_maps]
             if launch.is_copy:  # a copy's element count and offsets, each a whole number within its buffers
                 texts = [(f"{where}.{k}", getattr(launch, k)) for k in ("count", "src_offset", "dst_offset")
                          if getattr(launch, k) is not None]
+            elif launch.kernel is None:  # a prefetch or advise step: nothing to evaluate
+                texts = []
             for point in points:
                 env = mv.env(dict(point), NOMINAL_DEVICE)
                 for repeat_index in sorted({0, launch.repeat - 1}):
@@ -85,7 +87,7 @@ def check_values(spec: MeasureSpec, params: set[str]) -> None:
                         seen.add(memo)
                         value_at(text, dict(env, i=repeat_index), key,
                                  f"{point_label(point)}{at}" + (f", i = {repeat_index}" if "i" in names else ""))
-                if launch.is_copy:
+                if launch.kernel is None:
                     continue
                 block = [value_at(str(b), dict(env, i=0), f"{where}.block[{bi}]", point_label(point) + at)
                          for bi, b in enumerate(launch.block)]
@@ -207,7 +209,7 @@ def check_variants(spec: MeasureSpec, params: set[str]) -> None:
         for li, launch in enumerate(variant.launches):
             where = f"variants[{vi}].launches[{li}]"
             for ai, arg in enumerate(launch.args):
-                if arg in spec.buffers or arg in spec.scalars:
+                if arg in spec.buffers or arg in spec.scalars or arg in spec.tensor_maps:
                     continue
                 check_expr(arg, f"{where}.args[{ai}]", launch_names,
                            hint="a buffer, a scalar or an expression over the size parameters, sweep "

@@ -16,10 +16,13 @@ from measure.spec.claims import (ATTRIBUTE_METRICS, BOUNDED_KINDS, CLAIM_DOCS, C
                                  DEFAULT_AT_LEAST, EXPLICIT_BOUND_KINDS, Claim, check_claims)
 from measure.spec.steps import Launch, check_steps  # noqa: F401 -- Launch re-exported
 from measure.spec.setup import MAX_SETUP, Setup, check_setup
+from measure.spec.hopper import L2Window, TensorMap, check_hopper
+from measure.spec.unified import check_managed
 from measure.spec.limits import (DTYPE_TOLERANCE, FILE_NAME, MAX_BUFFERS, MAX_LAUNCHES, MAX_METRICS,
                                  MAX_RUNS, MAX_SIZE, MAX_SIZES, MAX_SWEEP_POINTS, MAX_SWEEP_VALUES,
                                  MAX_VARIANTS, MAX_WARMUPS, NVCC_FLAG, NVCC_FLAGS_SHOWN)
 from measure.spec.presentation import QUANTITIES, Agreement, Roof  # noqa: F401 -- re-exported
+from measure.spec.timing import Timing  # noqa: F401 -- re-exported
 from measure.typed import SchemaError, doc
 
 if TYPE_CHECKING:
@@ -42,10 +45,12 @@ class Buffer:
     size: str = doc("element count, an expression over the size parameters", default="n")
     init: Literal["normal", "uniform"] = doc(
         "input fill: standard normal, or uniform on [-1, 1)", default="normal")
-    location: Literal["device", "pinned", "pageable"] = doc(
-        "where the buffer lives: device memory, page-locked (pinned) host memory, or ordinary pageable "
-        "host memory; host buffers are filled, poisoned and checked as device ones are, and reach the "
-        "device only through copy steps", default="device")
+    location: Literal["device", "pinned", "pageable", "managed"] = doc(
+        "where the buffer lives: device memory, page-locked (pinned) host memory, ordinary pageable "
+        "host memory, or managed (unified) memory that host and device both address; host buffers are "
+        "filled, poisoned and checked as device ones are, and reach the device only through copy steps; "
+        "kernels read managed buffers directly, their pages moving on first touch or by prefetch steps",
+        default="device")
     rtol: float | None = doc(
         "an output's per-element relative tolerance against the float64 reference; defaults to the "
         "data type's (float16 1e-3, bfloat16 8e-3, int8 0), else to measure.rtol", default=None)
@@ -119,6 +124,12 @@ class Variant:
         "counter pass's): e.g. [{fill: hist, value: 0}] zeroes an output that atomics accumulate into; "
         "enqueued ahead of the L2 flush and the blocking kernel, so neither the fill nor its writes "
         "are timed", default_factory=tuple, max_items=MAX_SETUP)
+    resident: dict[str, Literal["host", "device"]] = doc(
+        "where each managed buffer's pages are before every sample, outside the timed region: host (the "
+        "default: the kernels' first touch migrates them inside it) or device (prefetched before it)",
+        default_factory=dict)
+    l2_window: L2Window | None = doc("an L2 access-policy window on the stream this variant's kernels run on "
+                                     "(persistence; sm_80)", default=None)
 
     def validate(self) -> None:
         if not self.launches:
@@ -184,55 +195,6 @@ class Metric:
 
 
 @dataclass(frozen=True)
-class Timing:
-    """How the harness times each variant."""
-
-    clock: Literal["device", "host", "both"] = doc(
-        "device: CUDA events around the region; host: wall time of enqueue plus synchronize "
-        "(launch-overhead entries); both: device samples as published, plus a host sample of each "
-        "region (without the blocking kernel) taken right after it", default="device")
-    blocking: bool = doc("enqueue each timed region behind a blocking kernel so host launch cost "
-                         "stays out of device time", default=True)
-    block_where_possible: bool = doc(
-        "with blocking: false (an entry with pageable copies, which cannot wait behind the kernel), "
-        "still queue every variant that copies no pageable memory behind the blocking kernel, so only "
-        "the pageable ones' events take in the host's enqueue", default=False)
-    l2_flush: bool = doc("read a buffer of twice the L2 before every sample (cold, clean caches)", default=True)
-    warmups: int = doc("untimed runs before sampling", default=3)
-    runs: int = doc("the fewest timed samples per variant", default=10)
-    max_runs: int = doc("keep sampling past runs, up to this many, until every region's median is "
-                        "known to within target_ci (nvbench's stopping rule); set it to runs for a "
-                        "fixed count", default=200)
-    target_ci: float = doc("stop sampling once the 95% confidence interval of each region's median is "
-                           "within +/- this fraction of the median", default=0.005)
-    max_seconds: float = doc("wall-clock cap on sampling one size, whatever the interval", default=30.0)
-    statistic: Literal["mean", "median", "min"] = doc("the statistic the page publishes", default="mean")
-
-    def validate(self) -> None:
-        if self.block_where_possible and (self.blocking or self.clock == "host"):
-            raise SchemaError("block_where_possible", "only with blocking: false and a device clock: it "
-                                                      "blocks the variants that can wait, where blocking "
-                                                      "cannot be set for all")
-        if self.clock == "host" and self.blocking:
-            raise SchemaError("blocking", "a blocking kernel cannot be used with clock: host "
-                                          "(host time is what is measured); set blocking: false")
-        if self.runs < 1:
-            raise SchemaError("runs", f"expected at least 1 timed run, found {self.runs}")
-        if self.warmups < 0:
-            raise SchemaError("warmups", f"expected 0 or more warm-up runs, found {self.warmups}")
-        if self.warmups > MAX_WARMUPS:
-            raise SchemaError("warmups", f"expected at most {MAX_WARMUPS:,} warm-up runs, found {self.warmups:,}")
-        if self.max_runs < self.runs:
-            raise SchemaError("max_runs", f"expected max_runs >= runs ({self.runs}), found {self.max_runs}")
-        if self.max_runs > MAX_RUNS:
-            raise SchemaError("max_runs", f"expected at most {MAX_RUNS:,} samples per variant, found {self.max_runs:,}")
-        if not 0 < self.target_ci < 1:
-            raise SchemaError("target_ci", f"expected a fraction between 0 and 1, found {self.target_ci}")
-        if not self.max_seconds > 0:
-            raise SchemaError("max_seconds", f"expected a positive number of seconds, found {self.max_seconds}")
-
-
-@dataclass(frozen=True)
 class Ratio:
     """A ratio the page shows: time of ``num`` over time of ``den``, beside its byte ratio."""
 
@@ -289,6 +251,9 @@ class MeasureSpec:
     agreement: Agreement | None = doc(
         "the agreement a reproduction (`glossary reproduce` on another node) must reach with the record, "
         "per size regime; a presentation key: changing it leaves every result current", default=None)
+    tensor_maps: dict[str, TensorMap] = doc(
+        "tensor maps for the TMA by name: a launch argument naming one passes it by value "
+        "(`const __grid_constant__ CUtensorMap`); sm_90", default_factory=dict, max_items=8)
 
     def validate(self) -> None:
         if not self.sources:
@@ -336,9 +301,11 @@ class MeasureSpec:
         clash = set(self.buffers) & set(self.scalars)
         if clash:
             raise SchemaError("scalars", f"{sorted(clash)} name both a buffer and a scalar")
+        check_managed(self, params)
         check_variants(self, params)
         check_steps(self, params)
         check_setup(self)
+        check_hopper(self, params)
         measured = self.measured_variants
         every = {v.name for v in measured} | set(names)
         for ri, ratio in enumerate(self.ratios):

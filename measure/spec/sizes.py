@@ -82,8 +82,10 @@ def working_set_bytes(spec: MeasureSpec, params: dict[str, int]) -> int:
     """The most bytes any one variant's device buffers span at ``params``: the buffers its launches
     pass or its copies touch, each counted once (``buffer_bytes``); what a result's
     ``working_set_bytes`` records.  Host buffers never sit in the L2, so they are not counted."""
-    sizes = {name: n for name, n in buffer_bytes(spec, params).items() if spec.buffers[name].location == "device"}
-    used = ({arg for launch in v.launches for arg in (*launch.args, launch.copy, launch.to) if arg in sizes}
+    sizes = {name: n for name, n in buffer_bytes(spec, params).items()
+             if spec.buffers[name].location in ("device", "managed")}
+    from measure.spec.hopper import step_buffers  # hopper imports sizes' module lazily too
+    used = ({arg for launch in v.launches for arg in step_buffers(spec, launch) if arg in sizes}
             for v in spec.variants)
     return max((sum(sizes[name] for name in names) for names in used), default=0)
 
@@ -119,7 +121,7 @@ def fit_problems(spec: MeasureSpec) -> list[str]:
     for i, point in enumerate(spec.sizes):
         try:
             need = sum(n for name, n in buffer_bytes(spec, dict(point)).items()
-                       if spec.buffers[name].location == "device")
+                       if spec.buffers[name].location in ("device", "managed"))
         except expr.ExprError as err:
             problems.append(f"measure.sizes[{i}] {point_label(point)}: the working set cannot be worked out: {err}.")
             continue
