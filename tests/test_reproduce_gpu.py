@@ -34,7 +34,8 @@ def _entry() -> str:
 
 
 def _glossary(project: Path, key: Path, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", GLOSSARY_NODE_KEY=str(key), PYTHONPATH=str(ROOT))
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", GLOSSARY_NODE_KEY=str(key), PYTHONPATH=os.pathsep.join(
+                   [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]))  # keep where the node put its packages
     return subprocess.run([sys.executable, "-m", "glossary.cli", "--entries", "entries", *args], cwd=project,
                           env=env, capture_output=True, text=True, timeout=500)
 

@@ -310,6 +310,18 @@ def test_unified_memory_counters_add_up_the_records(monkeypatch):
     assert counts == {"fault": {"bytes_htod": 69632, "bytes_dtoh": 12, "cpu_page_faults": 0, "gpu_page_faults": 7}}
 
 
+def test_no_records_at_all_is_no_count_not_zero_faults(monkeypatch):
+    """Seen on the H200 node: CUPTI enabled, nothing delivered, every count 0 while the faulting
+    variant ran far slower than the resident one. No record for any variant records no counts."""
+    from measure.harness import uvm_counters
+    fake = _FakeCupti([(25, 2, 1 << 30)])  # only the reset's migration, which is not counted
+    monkeypatch.setattr(uvm_counters, "_library", lambda: fake)
+    counts, why = uvm_counters.count_variants({"fault": (lambda: None, lambda: None),
+                                               "resident": (lambda: None, lambda: None)})
+    assert counts == {}
+    assert "no unified-memory counter records" in why
+
+
 def test_without_cupti_the_counts_say_why(monkeypatch):
     from measure.harness import uvm_counters
 

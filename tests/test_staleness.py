@@ -10,13 +10,11 @@ from glossary.build import GlossaryBuild
 from glossary.settings import Settings
 from glossary.measuring.plan import stale_entries
 from glossary.entries.model import load_entries
-from measure import store
-from measure.results import identity
 
 ROOT = Path(__file__).resolve().parent.parent
 # Entries whose committed H200 result waits for the node to measure it again, each for one change named
 # in test_committed_h200_result_is_current; the lead empties this set when the new results are committed.
-AWAITING_REMEASURE = {"cuda-graphs", "launch-overhead", "pinned-memory"}
+AWAITING_REMEASURE: set[str] = set()
 
 
 def copy_entries(tmp_path: Path) -> Path:
@@ -29,24 +27,10 @@ def test_committed_h200_result_is_current(tmp_path):
     entries = load_entries(copy_entries(tmp_path))
     measured = [e for e in entries.values() if (e.folder / "results" / "nvidia-h200.json").is_file()]
     assert "kernel-fusion" in [e.slug for e in measured]
-    # Waiting for the node to measure them again, each for one change and nothing else (the recorded
-    # fingerprint is the one of the entry as it is, with that change undone):
-    # - graph instantiation timed after a warm-up (measure.GRAPH_INSTANTIATION, issue 32 item 5): the
-    #   entries with a graph variant, and only they;
-    # - pinned-memory's sweep without its 1 GiB size (issue 34: two thirds of its time), and its pinned
-    #   variants queued behind the blocking kernel (timing.block_where_possible, issue 32 item 5).
+    # Every committed H200 result is current (when a change makes some stale, name them in
+    # AWAITING_REMEASURE and check here that the recorded fingerprint is the entry's with that change undone).
     stale = stale_entries(measured, "nvidia-h200")
     assert {e.slug for e in stale} <= AWAITING_REMEASURE
-    for entry in stale:
-        recorded = store.load_file(entry.folder / "results" / "nvidia-h200.json")
-        before = identity.measured_part(identity.canonical(entry.meta.measure))
-        if entry.slug == "pinned-memory":
-            before["sizes"] = before["sizes"] + [{"n": 268435456}]
-            del before["timing"]["block_where_possible"]
-        else:
-            assert any(v.graph for v in entry.meta.measure.variants)
-            del before["graph_instantiation"]
-        assert recorded.fingerprint == identity.fingerprint(before, entry.kernel_files), entry.slug
     # a device that never measured the entry measures it
     assert "kernel-fusion" in [e.slug for e in stale_entries(list(entries.values()), "nvidia-b200")]
 

@@ -62,6 +62,7 @@ class UnifiedMemoryCounters:
     def __init__(self, device: int = 0) -> None:
         self.lib = _library()
         self.totals = {name: 0 for name in COUNTERS.values()}
+        self.records = 0  # unified-memory counter records received since counting began
         self.buffers: dict[int, Any] = {}
         self._request, self._complete = _REQUEST(self._on_request), _COMPLETE(self._on_complete)
         _KEEP.extend((self, self._request, self._complete))
@@ -97,6 +98,7 @@ class UnifiedMemoryCounters:
                                                       ctypes.byref(record)) == 0:
                 kind, counter = ctypes.cast(record, ctypes.POINTER(ctypes.c_uint32))[0:2]
                 if kind == KIND_UNIFIED_MEMORY_COUNTER and counter in COUNTERS:
+                    self.records += 1
                     value = ctypes.cast(record.value + 8, ctypes.POINTER(ctypes.c_uint64))[0]
                     self.totals[COUNTERS[counter]] += int(value)
         finally:
@@ -124,12 +126,21 @@ def count_variants(runs: dict[str, tuple[Any, Any]]) -> tuple[dict[str, dict[str
     except Exception as err:  # a library that misbehaves must not fail the measurement
         return {}, f"{type(err).__name__}: {err}"
     try:
-        out = {}
+        out, delivered = {}, 0
         for name, (before, run) in runs.items():
             before()
             counters.take()  # the reset's own migrations are not the variant's
+            start = counters.records
             run()
             out[name] = counters.take()
+            delivered += counters.records - start
+        if not delivered:
+            # Zero records for every variant is not zero faults: a variant that starts from host pages
+            # must migrate them.  CUPTI delivered nothing (on the H200 node, 2026-12-02, every count
+            # read 0 while the faulting variant ran hundreds of times slower than the resident one), so no
+            # count is recorded.
+            return {}, ("CUPTI delivered no unified-memory counter records for any variant (counting was "
+                        "enabled, but nothing came back), so no counts are recorded")
         return out, None
     except CountersUnavailable as err:
         return {}, str(err)
