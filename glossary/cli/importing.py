@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import click
-from rich.markup import escape
 
-from glossary import importer
-from glossary.cli.common import cli, console, entries_dir_of
+from glossary.cli.common import cli, console, entries_dir_of, escape, lazy
+
+importer = lazy("glossary.importer")
 
 _STYLE = {"error": "bold red", "info": "yellow"}
 

@@ -8,13 +8,19 @@ import re
 from pathlib import Path
 
 import click
-from rich.markup import escape
 
-from glossary.cli.common import Problems, cli, console, entries_dir_of
-from glossary.entries.model import display_path
-from glossary.settings import GlossaryError, Settings
-from glossary.verdicts import retired, trust
-from measure import attest, store
+from glossary.cli.common import Problems, cli, console, entries_dir_of, escape, lazy
+
+attest = lazy("measure.attest")
+retired = lazy("glossary.verdicts.retired")
+store = lazy("measure.store")
+trust = lazy("glossary.verdicts.trust")
+
+
+def display_path(path: Path) -> str:
+    from glossary.entries.model import display_path as shown
+
+    return shown(path)
 
 GONE = "its machine is gone (a node key lives only as long as its machine)"
 SHOWN = 20  # listed results printed per key; the record holds them all
@@ -79,6 +85,8 @@ def node_retire(ctx: click.Context, names: tuple[str, ...], reason: str) -> None
     the list, whatever date it claims. Run it in the change that commits the key's results.
     Retiring a key again changes nothing (a retired key's later signatures are never added).
     """
+    from glossary.settings import GlossaryError, Settings
+
     entries_dir = entries_dir_of(ctx)
     try:
         settings = Settings.for_project(entries_dir)
