@@ -15,6 +15,7 @@ from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File, Files
 
 from glossary.build import GlossaryBuild
+from glossary.memo import Memo
 from glossary.settings import GlossaryError, Settings
 from glossary.site import plots, publish, render, sanitize, sitefiles, sitemap, tooltips
 
@@ -28,9 +29,11 @@ class _Adapter:
         self.sitemap_locations: set[str] | None = None  # None: no site_url, so MkDocs writes no URLs
         self.plot_urls: set[str] = set()  # the site URLs of the plots this build drew
         self.rendered = False  # docs_dir is the render stage's folder (glossary.site.publish)
+        self.memo: Memo | None = None  # mkdocs serve: per-entry work kept between rebuilds (glossary.memo)
 
     def on_startup(self, command: str, dirty: bool) -> None:
         self.serving = command == "serve"
+        self.memo = Memo() if self.serving else None
 
     def on_config(self, config):
         try:
@@ -38,7 +41,7 @@ class _Adapter:
                                         config_dir=Path(config.config_file_path).parent,
                                         extra=dict(config.extra), serving=self.serving,
                                         site_name=config.site_name, docs_dir=Path(config.docs_dir))
-            self.build = GlossaryBuild(settings=settings, log=log)
+            self.build = GlossaryBuild(settings=settings, log=log, memo=self.memo)
             self.build.load(measurer=self.build.measurer())
             self.rendered = settings.render_dir is not None
             if self.rendered:  # the render stage writes what is published; MkDocs builds from that alone
@@ -97,6 +100,16 @@ class _Adapter:
         # drew become <object>s, by where their file came from.
         return plots.embed_plots(sanitize.clean(html), page.url, self.plot_urls)
 
+    def on_serve(self, server, config, builder):
+        # The render folder is this build's output: watching it made every edit build twice.  The
+        # entries, data, templates and trust folders are watched (mkdocs.yml's watch:).
+        if self.rendered:
+            try:
+                server.unwatch(config.docs_dir)
+            except KeyError:
+                pass
+        return server
+
     def on_post_build(self, config) -> None:
         # before the leak check: a --dirty build keeps the pages earlier builds wrote
         stale = self.build.prune_stale(Path(config.site_dir))
@@ -122,4 +135,5 @@ on_config = _adapter.on_config
 on_files = _adapter.on_files
 on_page_markdown = _adapter.on_page_markdown
 on_page_content = _adapter.on_page_content
+on_serve = _adapter.on_serve
 on_post_build = _adapter.on_post_build
