@@ -136,9 +136,9 @@ class GlossaryBuild:
         self.hidden = frozenset(s for s in self.entries if not self.shown(s))
         self._report()
         if self.memo is not None and self.memo.builds > 1:
-            changed = len(self.entries) + len(self.broken) - self.memo.reused
+            total = len(self.entries) + len(self.broken)
             self.log.info("rebuilt: %d of %d entr%s changed; what the log said before holds for the rest",
-                          changed, len(self.entries) + len(self.broken), "y" if len(self.entries) == 1 else "ies")
+                          total - self.memo.reused, total, "y" if total == 1 else "ies")
 
     def _load_serving(self, problems: list[str]) -> None:
         """`mkdocs serve`: entries through the memo, and an entry whose file does not parse is shown as its
@@ -163,8 +163,9 @@ class GlossaryBuild:
         return tree_signature(*sorted(trust_files), *catalog) + self.settings.trust + str(dt.date.today())
 
     def _say(self, level: int, line: str) -> None:
-        """Log ``line``, unless a `mkdocs serve` rebuild would say it again (glossary.memo.Memo.fresh)."""
-        if self.memo is None or self.memo.fresh(line):
+        """Log ``line``, unless it is a note a `mkdocs serve` rebuild would say again (glossary.memo.Memo.fresh):
+        a WARNING is logged by every build, so `--strict` counts it each time."""
+        if self.memo is None or level >= logging.WARNING or self.memo.fresh(line):
             self.log.log(level, "%s", line)
 
     def shown_models(self) -> list[page.PageModel]:

@@ -11,8 +11,8 @@ hook hands one ``Memo`` to each rebuild, and the build asks it first:
   the trust files, the lesson catalogue and the date are;
 - a rendered page is reused while its entry, the site's index (every entry's front-matter and verdict:
   what related lists, lessons, tooltips and drafts show of other entries) and the templates are;
-- a log line is said once: a rebuild logs what changed, and one line saying how many entries it
-  took from the memo.
+- a note (a draft's reasons) is said once: a rebuild logs what changed, and one line saying how many
+  entries changed; WARNINGs are logged by every build, so `--strict` still counts them.
 
 A plain `mkdocs build` has no memo and does all of it, as before.
 """
