@@ -273,6 +273,17 @@ class GlossaryBuild:
             meta["tags"] = [str(t) for t in entry.raw_meta["tags"]]
         return meta
 
+    def source_meta(self, src_uri: str) -> dict | None:
+        """The front-matter of an entry page this build renders itself, as the build parsed it (None for any
+        other page): MkDocs then need not parse the entry's YAML a second time (the hook's
+        on_page_read_source), which it did with PyYAML's pure-Python loader."""
+        slug = src_uri[:-3] if src_uri.endswith(".md") and "/" not in src_uri else None
+        if slug in self.broken:
+            return {}
+        if slug in self.models and self.shown(slug):
+            return dict(self.entries[slug].raw_meta)
+        return None
+
     def render_sources(self) -> dict[str, str]:
         """What a render of this build is bound to (``glossary.site.publish.sources_of``)."""
         from glossary.site import publish

@@ -30,6 +30,7 @@ class _Adapter:
         self.plot_urls: set[str] = set()  # the site URLs of the plots this build drew
         self.rendered = False  # docs_dir is the render stage's folder (glossary.site.publish)
         self.memo: Memo | None = None  # mkdocs serve: per-entry work kept between rebuilds (glossary.memo)
+        self.read_meta: dict[str, dict] = {}  # src_uri -> the front-matter the build parsed (on_page_read_source)
 
     def on_startup(self, command: str, dirty: bool) -> None:
         self.serving = command == "serve"
@@ -85,8 +86,18 @@ class _Adapter:
         listed = self.build.sitemap_pages()
         return {urljoin(base, f.url) for f in files.documentation_pages() if f.src_uri in listed}
 
+    def on_page_read_source(self, page, config) -> str | None:
+        # An entry page is rendered by the build (on_page_markdown), from the front-matter it parsed
+        # already: MkDocs reads no source for it, so it does not parse the YAML again.
+        meta = None if self.rendered or self.build is None else self.build.source_meta(page.file.src_uri)
+        if meta is None:
+            return None
+        self.read_meta[page.file.src_uri] = meta
+        return ""
+
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
-        page.meta = render.safe_meta(page.meta)  # the theme prints title and author unescaped
+        meta = self.read_meta.pop(page.file.src_uri, None)
+        page.meta = render.safe_meta(page.meta if meta is None else meta)  # the theme prints title and author unescaped
         if self.rendered:  # rendered by the render stage already, as every builder reads it
             return markdown
         try:
@@ -133,6 +144,7 @@ _adapter = _Adapter()
 on_startup = _adapter.on_startup
 on_config = _adapter.on_config
 on_files = _adapter.on_files
+on_page_read_source = _adapter.on_page_read_source
 on_page_markdown = _adapter.on_page_markdown
 on_page_content = _adapter.on_page_content
 on_serve = _adapter.on_serve
