@@ -127,9 +127,10 @@ def main() -> int:
         for path in sorted((project / "entries" / slug / "results").glob("*.json")):
             data = json.loads(path.read_text())
             failure = data.get("last_failure") or (data if data.get("status") == "failed" or "error" in data else None)
-            per_entry[slug] = {"file": path.name, "status": data.get("status"), "device": data.get("device"),
-                               "failure": (failure or {}).get("error", "")[:400] if failure else None}
-        per_entry.setdefault(slug, {"file": None})
+            per_entry[f"{slug}/{path.name}"] = {"status": data.get("status"), "device": data.get("device"),
+                                                "failure": (failure or {}).get("error", "")[:400] if failure else None}
+        if not any(name.startswith(f"{slug}/") for name in per_entry):
+            per_entry[slug] = {"file": None}
     hits = find_secret(lines, project, opts.out, Path("/dev/shm"), Path(tempfile.gettempdir()) / "planted.txt")
     hits = [h for h in hits if not h.startswith(str(key.parent))]
     text_hits = [name for name, text in (("measure", measured.stdout + measured.stderr),

@@ -54,6 +54,9 @@ class GlossaryBuild:
     matcher: tooltips.Matcher | None = None  # built once from ``terms``: every page is scanned with it
     hidden: frozenset[str] = frozenset()  # slugs this build's site leaves out
     policy: trust_mod.Trust | None = None
+    # docs-relative path -> the text this build rendered from the shown entries (pages, tag pages, the
+    # index, glossary.json): what the leak check counts as shown, so text shared with it is no leak
+    rendered: dict[str, str] = field(default_factory=dict)
     # `mkdocs serve` only: per-entry work kept between rebuilds (glossary.memo); a plain build has none
     memo: Memo | None = None
     broken: dict[str, str] = field(default_factory=dict)  # serve only: slug -> why its file does not parse
@@ -225,6 +228,8 @@ class GlossaryBuild:
         if cache is not None:
             self.log.info("plots: %d drawn, %d from the cache in %s", cache.drawn, cache.hits,
                           display_path(cache.folder))
+        self.rendered.update((path, text) for path, text in made.items()
+                             if isinstance(text, str) and path.endswith((".md", ".json")))
         return made
 
     def _kept_result_files(self, slug: str, recorded: dict[str, Result]) -> dict[str, str]:
@@ -309,9 +314,11 @@ class GlossaryBuild:
         """Markdown for a page this build owns (an entry or the index), else None."""
         env = self.env
         if src_uri == "index.md":
-            return render.render_index(env, [m for s, m in self.models.items() if self.shown(s)],
-                                       site_name=self.settings.site_name, preview=self.settings.preview,
-                                       drafts=[m for s, m in self.models.items() if not self.shown(s)])
+            markdown = render.render_index(env, [m for s, m in self.models.items() if self.shown(s)],
+                                           site_name=self.settings.site_name, preview=self.settings.preview,
+                                           drafts=[m for s, m in self.models.items() if not self.shown(s)])
+            self.rendered[src_uri] = markdown
+            return markdown
         slug = src_uri[:-3] if src_uri.endswith(".md") and "/" not in src_uri else None
         if slug in self.broken:
             return _broken_page(slug, self.broken[slug])
@@ -323,7 +330,9 @@ class GlossaryBuild:
                                                by_day=self.lessons_by_day)
                 return tooltips.append(markdown, self.matcher or self.terms, slug)
 
-            return page_of() if self.memo is None else self.memo.keep("page", slug, self._pages_context(), page_of)
+            markdown = page_of() if self.memo is None else self.memo.keep("page", slug, self._pages_context(), page_of)
+            self.rendered[src_uri] = markdown
+            return markdown
         return None
 
     def _pages_context(self) -> str:
@@ -385,11 +394,13 @@ class GlossaryBuild:
                           f"({err.strerror or err}), so a later --dirty build could not remove them")
         return failed
 
-    def leak_check(self, site_dir: Path) -> list[str]:
-        """Where site_dir carries a refused entry's own traces (``glossary.site.leaks``); empty when none leaked."""
+    def leak_check(self, site_dir: Path, site_url: str | None = None) -> list[str]:
+        """Where site_dir carries a refused entry's own traces (``glossary.site.leaks``, by identity:
+        its paths, links and records to it, text no shown entry has); empty when none leaked."""
         if self.settings.preview or not self.refused:
             return []
-        return leaks.find(site_dir, self.refused, [m.entry for m in self.shown_models()])
+        return leaks.find(site_dir, self.refused, [m.entry for m in self.shown_models()],
+                          self.rendered.values(), site_url)
 
 
 def _broken_page(slug: str, why: str) -> str:

@@ -44,7 +44,7 @@ class Problem:
     severity: Severity
     message: str
     line: int | None = None
-    refusal: bool = False  # one of the publish gate's reasons: a draft has them by design
+    refusal: bool = False  # a publish-gate reason a draft has by design (assess.DRAFT_CHECKS): --drafts-ok
 
     def to_json(self) -> dict:
         return {"check": self.check, "severity": self.severity, "message": self.message, "line": self.line,
@@ -284,7 +284,7 @@ def _check_results_and_review(report: EntryReport, policy: trust.Trust, catalog:
     report.results = judged.results
     report.devices = list(judged.measured.devices)
     report.review = judged.review
-    report.problems += [Problem(f.check, "error", f.message, refusal=True) for f in judged.refusals]
+    report.problems += [Problem(f.check, "error", f.message, refusal=f.draft) for f in judged.refusals]
     report.problems += [Problem(f.check, "warning", f.message) for f in judged.warnings]
 
 

@@ -4,8 +4,9 @@ The reference is started in the sandbox and asked for every measured variant's a
 spec's smallest size, on inputs drawn as the harness draws them; an import error, an exception,
 a missing output, a wrong shape or dtype, or a run over its time budget is an error naming the
 reference.  Where nvcc is on the PATH the sources are compiled in the sandbox for the spec's
-first arch, and a launch whose kernel no source defines is named.  This is how an author without
-a GPU, and CI, exercise the sandbox.
+first arch, and a launch whose kernel no source defines is named; where cuobjdump is here too,
+the sass claims are judged on the compiled code (``glossary.sass_trial``).  This is how an author
+without a GPU, and CI, exercise the sandbox.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from measure.harness.check import call_reference, output_names
 from measure.harness.errors import MeasurementError
 from measure.harness.workspace import FLOOR_STREAM, NP_DTYPES, allocation_bytes, fill_input
 from measure.spec.limits import NOMINAL_DEVICE
+from measure.spec.sizes import variant_counts
 
 # What the trial may use: it runs on an author's laptop and on CI, so it stays small.
 LIMITS = sandbox.Limits(wall_s=30, cpu_s=60, memory_bytes=4 << 30, file_bytes=1 << 30, processes=64)
@@ -46,6 +48,9 @@ def try_entry(entry: Entry, compile_kernels: bool = True) -> list[Finding]:
     findings = _try_reference(entry)
     if compile_kernels and nvcc.find_nvcc():
         findings += _try_compile(entry)
+        if not findings:  # the compiled code against the sass claims, where cuobjdump is here
+            from glossary.sass_trial import sass_findings
+            findings += [Finding(key, message) for key, message in sass_findings(entry)]
     return findings
 
 
@@ -82,6 +87,9 @@ def _try_reference(entry: Entry) -> list[Finding]:
             if spec.reference_elementwise and inputs:  # an elementwise reference is asked a few thousand elements
                 stop = min(TRIAL_ELEMENTS, *(counts[n] for n in inputs))
             want = {n: (stop if stop is not None else c) for n, c in outputs.items()}
+            if stop is None:  # outputs sized by the sweep, at this variant's point
+                seen = variant_counts(spec, variant, params)
+                want = {n: seen[n] for n in outputs if n in seen}
             if scale < 1.0 and stop is None:  # a whole-size reference is asked the smallest size, when small
                 findings.append(Finding("measure.reference", f"{shown} was not tried: the smallest size needs "
                                         f"{sum(sizes.values()) >> 20} MiB, over the trial's "

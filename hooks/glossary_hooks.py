@@ -17,7 +17,7 @@ from mkdocs.structure.files import File, Files
 from glossary.build import GlossaryBuild
 from glossary.memo import Memo
 from glossary.settings import GlossaryError, Settings
-from glossary.site import plots, publish, render, sanitize, sitefiles, sitemap, tooltips
+from glossary.site import headings, plots, publish, render, sanitize, sitefiles, sitemap, tooltip_html, tooltips
 
 log = get_plugin_logger("glossary")
 
@@ -50,9 +50,13 @@ class _Adapter:
                 config["docs_dir"] = str(rendered.folder.resolve())
         except (GlossaryError, publish.RenderError) as err:
             raise PluginError(str(err)) from None
-        # Headings and the Related terms list get no tooltip (glossary.site.tooltips.ScopeExtension).
-        if not any(isinstance(e, tooltips.ScopeExtension) for e in config.markdown_extensions):
-            config.markdown_extensions.append(tooltips.ScopeExtension())
+        # Headings and the Related terms list get no abbreviation of the author's (tooltips.ScopeExtension);
+        # the glossary's tooltips are placed over the HTML (tooltip_html), CJK headings get ids (headings).
+        # mkdocs.yml lists the last two for other builders; a project's own mkdocs.yml may not.
+        for module, extension in ((tooltips, tooltips.ScopeExtension), (tooltip_html, tooltip_html.TooltipExtension),
+                                  (headings, headings.HeadingIdExtension)):
+            if not any(isinstance(e, extension) or e == module.__name__ for e in config.markdown_extensions):
+                config.markdown_extensions.append(extension())
         return config
 
     def on_files(self, files: Files, config) -> Files:
@@ -127,7 +131,7 @@ class _Adapter:
         if stale:
             raise PluginError("pages of entries this build does not show are still in the site:\n  "
                               + "\n  ".join(stale))
-        leaks = self.build.leak_check(Path(config.site_dir))
+        leaks = self.build.leak_check(Path(config.site_dir), config.site_url)
         if leaks:
             raise PluginError("refused entries leaked into the site:\n  " + "\n  ".join(leaks))
         if self.sitemap_locations is not None:

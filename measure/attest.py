@@ -43,6 +43,7 @@ STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 RESULT_PREDICATE = "https://verified-cuda-glossary.dev/measurement-result/v1"
 FAILURE_PREDICATE = "https://verified-cuda-glossary.dev/measurement-failure/v1"
 REVIEW_PREDICATE = "https://verified-cuda-glossary.dev/review/v1"
+REPRODUCTION_PREDICATE = "https://verified-cuda-glossary.dev/reproduction/v1"
 SIGNATURE_KEY = "signature"  # where a result file (or its last_failure) holds its envelope
 UNSIGNED_RESULT_KEYS = (SIGNATURE_KEY, "last_failure")
 NODE_KEY_ENV = "GLOSSARY_NODE_KEY"

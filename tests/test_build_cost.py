@@ -57,7 +57,7 @@ def test_repository_keeps_entries_out_of_the_sidebar_nav():
 
 
 def test_tooltip_word_pass_finds_what_one_combined_regex_finds(tmp_path):
-    # The matcher's one pass over the words (a dictionary lookup per word) against the plain way: one
+    # The matcher's one pass over the tokens (a trie walk per token) against the plain way: one
     # combined regex of every form, longest first, acronyms case-sensitive, the rest in any case.
     spellings = ["C++ streams", "kernel-fusion", "L2 cache", "warp_shuffle", "Über cache", "CUDA", "CUDA graph",
                  "SM", "Latency"]
@@ -75,8 +75,10 @@ def test_tooltip_word_pass_finds_what_one_combined_regex_finds(tmp_path):
         for m in combined.finditer(text):
             term = next(t for f, t in forms if (m.group() == f if t.exact else m.group().lower() == f))
             found.setdefault(m.group(), term.definition)
-        plain = [f"*[{s}]: {d}" for s, d in sorted(found.items(), key=lambda sd: (-len(sd[0]), sd[0]))]
-        assert tooltips.definitions(text, terms, own_slug=None) == plain
+        got: dict[str, str] = {}
+        for surface, term in tooltips.mentions(text, terms):
+            got.setdefault(surface, term.definition)
+        assert got == found
 
 
 def test_fast_yaml_loader_keeps_duplicate_keys_and_impossible_dates_strict():

@@ -294,9 +294,15 @@ def test_the_graphs_table_and_the_plain_launches_beside_it(page):
     assert rows[0] == ["version", "nodes", "instantiation", "host per replay", "kernels", "host per kernel node"]
     assert rows[2:] == [["four kernels from a graph", "6", "42.00 µs", "2.400 µs", "4", "600.0 ns"]]
     # the plain launch's cost: its least host time per launch across the sweep (the small size's)
-    assert ("Beside them, the host's cost per plain launch (timing.clock: both; each version's least host time per "
-            f"launch across the sweep, where the wait for the GPU counts least): plain "
+    assert ("Beside them, the host's **cost per plain launch**: each plain version's least host per launch (enqueue "
+            "and synchronize, over the launches) across the sweep, where the wait for the GPU counts least: plain "
             f"{1000 * PLAIN_HOST_MS / 16 / 6:.2f} µs.") in page
+    # the two host figures per launch, each with its definition; no internal key in prose
+    assert "**Host per replay** is the cuGraphLaunch call alone (its enqueue, the median over the replays, no " \
+           "synchronize)" in page and "it is not the **host per launch**" in page
+    assert "timing.clock" not in page
+    # a fixture recorded before GRAPH_INSTANTIATION: its one instantiation is said to be the first call
+    assert "instantiated once (a single call, the first, so it carries first-use costs)" in page
 
 
 def test_every_host_figure_binds(page):

@@ -96,7 +96,11 @@ def test_headline_rows_show_their_spread_and_sample_count(fusion, pages):
     head = views["nvidia-h200"].headline
     row = head.rows[0]
     recorded = next(s for s in _recorded_sizes() if s["params"] == dict(head.params))
-    assert row.samples == head.samples == recorded["sampling"]["samples"] and re.fullmatch(r"±[0-9.]+%", row.spread)
+    assert row.samples == head.samples == recorded["sampling"]["samples"]
+    # half the interval under the events' 0.5 µs resolution is said so, never as a percentage that reads as ±0%
+    below = row.ci_rel * row.ms < 0.0005
+    assert row.spread == "below the timer's resolution (0.5 µs)" if below else re.fullmatch(r"±[0-9.]+%", row.spread)
+    assert any(re.fullmatch(r"±[0-9.]+%", r.spread) for r in head.rows)
     assert f"| {row.display} | {fmt.duration(row.ms)} | {row.spread} ({row.samples}) |" in pages["kernel-fusion"]
 
 
@@ -216,3 +220,14 @@ def test_a_failing_claim_says_where_and_why(fusion, pages):
     # the entry declares this failure (issue 32): the verdict gives its reason, the numbers still say where
     assert f"fails, as expected: {summary.expected_failure}" in " ".join(pages["kernel-fusion"].split())
     assert f"{fmt.fmt_int(first.elements)}: **fails**, {first.numbers}" in pages["kernel-fusion"]
+
+
+def test_a_spread_below_the_event_timers_resolution_is_said_in_words():
+    from glossary.figures.views import _spread
+
+    # 0 exactly (a median of quantized samples) and 0.4 µs of 8.5 µs: below the 0.5 µs of CUDA events
+    assert _spread(0.0, 0.0085, events=True) == "below the timer's resolution (0.5 µs)"
+    assert _spread(0.4 / 8.5, 0.0085, events=True) == "below the timer's resolution (0.5 µs)"
+    assert _spread(0.0031, 1.0, events=True) == "±0.31%"  # 3.1 µs of 1 ms: resolved
+    assert _spread(0.0, 0.0085, events=False) == "±0%"  # a host clock's interval is its own
+    assert _spread(None, 1.0, events=True) is None

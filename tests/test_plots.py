@@ -167,18 +167,20 @@ def test_plots_name_variants_by_their_display_name():
 def test_roofline_points_are_numbered_and_named_in_the_legend():
     from glossary.figures.views import roofline
 
+    from measure.spec.model import Roof
+
     rows = tuple(dataclasses.replace(_row(f"k{k}", 1000.0 + k, 3000.0), label=f"{k} FMAs", flops_per_elem=2.0 * k,
                                      gflops=float(min(3000 * 2 * k / 12, 20000)), ms=0.5 + k / 100)
                  for k in (1, 2, 4, 8, 16, 32, 64, 128))
     size = SizeView(params={"n": 1 << 20}, elements=1 << 20, working_set_bytes=12 << 20, copy_floor_gbps=3000.0,
-                    rows=rows, ratios=(), headline=True, roofline=roofline(rows, 3000.0))
+                    rows=rows, ratios=(), headline=True, roofline=roofline(rows, 3000.0, Roof(peer="k128")))
     svg = plots.device_svg(dataclasses.replace(view(), sizes=(size,)))
     texts = _texts(svg)
     assert all(f"{i + 1}: {r.label}" in texts and str(i + 1) in texts for i, r in enumerate(rows))
     points = [m for m in _marks(svg) if m.tag == SVG_NS + "circle"]
     assert len(points) == len(rows)
     assert points[0].find(SVG_NS + "title").text == (
-        "1 FMAs: 510.0 µs, 500.0 GFLOP/s at 0.167 FLOP/B (100% of the roof)")
+        "1 FMAs: 510.0 µs, 0.5000 TFLOP/s at 0.167 FLOP/B (100% of the roof)")
 
 
 def test_text_is_never_below_the_font_size_and_figures_stack():

@@ -46,7 +46,7 @@ ROOFLINE_TITLES = """async (el) => {
   } else {
     doc = el.tagName === 'OBJECT' ? el.contentDocument : el;
   }
-  const panel = [...doc.querySelectorAll('text')].find(t => t.textContent.startsWith('Measured roofline'));
+  const panel = [...doc.querySelectorAll('text')].find(t => t.textContent.startsWith('Roofline at'));
   // a panel's title, then its data in one clipped group (every panel's own row of the figure)
   const group = panel.parentNode.querySelector('g[clip-path]');
   return [...group.querySelectorAll('circle')].map(c => { const t = c.querySelector('title'); return t ? t.textContent : null; });
@@ -107,4 +107,4 @@ def test_every_roofline_point_names_its_variant(browser, preview_url):  # noqa: 
     assert all(t is not None for t in titles), "a roofline point without a hover title"
     # in the table's order, each point titled with the table's name and then its figures
     for name, title in zip(names, titles):
-        assert title.startswith(f"{name}: ") and " GFLOP/s at " in title, (name, title)
+        assert title.startswith(f"{name}: ") and " TFLOP/s at " in title, (name, title)

@@ -28,13 +28,13 @@ def test_tooltip_lines_for_other_entries_used_in_the_page(tmp_path):
                    "abbreviations: [graphs]\n")
     terms = tooltips.terms([fusion, graph])
     text = "Unlike kernel fusion, a CUDA graph keeps kernels; see kernel-fusions and graphs."
-    assert tooltips.definitions(text, terms, own_slug=None) == [
-        "*[kernel fusion]: Merging kernels.",
-        "*[CUDA graph]: A recorded launch sequence.",
-        "*[graphs]: A recorded launch sequence.",
-    ]
-    assert tooltips.definitions(text, terms, own_slug="kernel-fusion") == [
-        "*[CUDA graph]: A recorded launch sequence.", "*[graphs]: A recorded launch sequence."]
+    def found(own):
+        return [(surface, term.definition) for surface, term in tooltips.mentions(text, terms, own_slug=own)]
+
+    assert found(None) == [("kernel fusion", "Merging kernels."), ("CUDA graph", "A recorded launch sequence."),
+                           ("graphs", "A recorded launch sequence.")]  # 'kernel-fusions' is no use of it
+    assert found("kernel-fusion") == [("CUDA graph", "A recorded launch sequence."),
+                                      ("graphs", "A recorded launch sequence.")]
     assert tooltips.append("No terms here.\n", terms, None) == "No terms here.\n"
 
 

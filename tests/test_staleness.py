@@ -12,6 +12,9 @@ from glossary.measuring.plan import stale_entries
 from glossary.entries.model import load_entries
 
 ROOT = Path(__file__).resolve().parent.parent
+# Entries whose committed H200 result waits for the node to measure it again, each for one change named
+# in test_committed_h200_result_is_current; the lead empties this set when the new results are committed.
+AWAITING_REMEASURE: set[str] = set()
 
 
 def copy_entries(tmp_path: Path) -> Path:
@@ -24,7 +27,10 @@ def test_committed_h200_result_is_current(tmp_path):
     entries = load_entries(copy_entries(tmp_path))
     measured = [e for e in entries.values() if (e.folder / "results" / "nvidia-h200.json").is_file()]
     assert "kernel-fusion" in [e.slug for e in measured]
-    assert stale_entries(measured, "nvidia-h200") == []
+    # Every committed H200 result is current (when a change makes some stale, name them in
+    # AWAITING_REMEASURE and check here that the recorded fingerprint is the entry's with that change undone).
+    stale = stale_entries(measured, "nvidia-h200")
+    assert {e.slug for e in stale} <= AWAITING_REMEASURE
     # a device that never measured the entry measures it
     assert "kernel-fusion" in [e.slug for e in stale_entries(list(entries.values()), "nvidia-b200")]
 

@@ -5,7 +5,7 @@ that would not publish, a refused signature, no GPU to measure on); 2 a usage
 error (an unknown option or entry, a missing entries folder).
 """
 
-from glossary.cli import authoring, importing, measuring, node, rendering, signing, trying  # noqa: F401  (each registers its commands)
+from glossary.cli import authoring, importing, measuring, node, rendering, reproducing, signing, trying  # noqa: F401  (each registers its commands)
 from glossary.cli.common import cli, main
 
 __all__ = ["cli", "main"]

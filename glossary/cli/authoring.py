@@ -47,9 +47,9 @@ def new(ctx: click.Context, term: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--strict", is_flag=True, help="Warnings fail too, as in `mkdocs build --strict`.")
 @click.option("--drafts-ok", is_flag=True,
-              help="Publish-gate refusals (no reviewer yet, a stale review, no current result, scaffold "
-                   "text, a failing claim, an unsigned result) are reported but do not fail: for pre-commit, "
-                   "where drafts are normal.")
+              help="What a draft lacks by design (no reviewer yet, a stale review, no current result, scaffold "
+                   "text, a failing claim, an unsigned result) is reported but does not fail: for pre-commit, "
+                   "where drafts are normal. Spec, content and figure errors still fail.")
 @click.pass_context
 def check(ctx: click.Context, entries: tuple[str, ...], as_json: bool, strict: bool, drafts_ok: bool) -> None:
     """Check the schema, links, publish gate, stale results, stale reviews and unbound figures of ENTRIES.

@@ -91,6 +91,30 @@ def load_all(entries_dir: Path):
         raise Problems(f"{err}\nFix {which} first (`glossary check` lists every problem).") from None
 
 
+def project_trust(entries_dir: Path):
+    """The project's trust policy and keys (``glossary.verdicts.trust``), or Problems naming the bad line."""
+    from glossary.settings import GlossaryError, Settings
+
+    try:
+        return Settings.for_project(entries_dir).load_trust()
+    except GlossaryError as err:
+        raise Problems(str(err)) from None
+
+
+def gpus_here(no_gpu: str) -> list[dict]:
+    """This machine's GPUs, once author code can be confined here; else Problems: ``no_gpu`` (with
+    ``{why}`` filled in) where there is no GPU, the sandbox's own line where there is no sandbox."""
+    from glossary.measuring import plan
+
+    available, why = plan.available_gpus()
+    if not available:
+        raise Problems(no_gpu.format(why=why))
+    no_sandbox = plan.sandbox_problem()
+    if no_sandbox:  # author code runs only confined: nothing is measured, so nothing unconfined is signed
+        raise Problems(no_sandbox)
+    return available
+
+
 def one_entry(ctx: click.Context, name: str) -> Entry:
     """The entry an ENTRY argument names (a slug, its file or a file in its folder); a usage error
     where there is none, Problems where the entries do not load."""

@@ -21,11 +21,16 @@ _STYLE = {"error": "bold red", "info": "yellow"}
               help="Also write the report to FILE: JSON where FILE ends in .json, Markdown otherwise.")
 @click.option("--overwrite", is_flag=True,
               help="Replace entries that an earlier `glossary import` wrote (never other entries).")
+@click.option("--rename", "renames", multiple=True, metavar="OLD=NEW",
+              help="Import the term whose slug would be OLD as NEW (repeatable).")
+@click.option("--merge-into", "merges", multiple=True, metavar="OLD[=ENTRY]",
+              help="Write no entry for the term OLD; its links point at ENTRY (default: the entry OLD already "
+                   "there). Repeatable.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the files with errors and the totals.")
 @click.pass_context
 def import_(ctx: click.Context, source: Path, dry_run: bool, report_file: Path | None, overwrite: bool,
-            as_json: bool, quiet: bool) -> None:
+            renames: tuple[str, ...], merges: tuple[str, ...], as_json: bool, quiet: bool) -> None:
     """Import the Markdown terms under DIR (front-matter, section folders) as draft entries.
 
     Each term becomes entries/<slug>.md with author and reviewer 'pending'; links between terms,
@@ -40,6 +45,8 @@ def import_(ctx: click.Context, source: Path, dry_run: bool, report_file: Path |
     if not entries_dir.is_dir():
         raise click.UsageError(f"no entries folder at {entries_dir}; run from the repository root or pass "
                                f"--entries DIR", ctx=ctx)
+    renamed = _pairs(ctx, "--rename", renames, need_new=True)
+    merged = _pairs(ctx, "--merge-into", merges, need_new=False)
     if report_file is not None:
         try:
             importer.check_report_path(report_file)
@@ -51,7 +58,8 @@ def import_(ctx: click.Context, source: Path, dry_run: bool, report_file: Path |
             out.print(f"  {done}/{total} entries", end="\r" if done < total else "\n")
     try:
         report = importer.import_glossary(source, entries_dir, dry_run=dry_run, overwrite=overwrite,
-                                          progress=progress if out.is_terminal and not as_json else None)
+                                          progress=progress if out.is_terminal and not as_json else None,
+                                          renames=renamed, merges=merged)
     except importer.SourceFolderError as err:
         raise click.UsageError(str(err), ctx=ctx) from None
     if report_file is not None:
@@ -67,6 +75,22 @@ def import_(ctx: click.Context, source: Path, dry_run: bool, report_file: Path |
             out.print(f"Report written to {escape(str(report_file))}.")
     if not report.ok:
         ctx.exit(1)
+
+
+def _pairs(ctx: click.Context, option: str, values: tuple[str, ...], need_new: bool) -> dict[str, str]:
+    """'OLD=NEW' values as {OLD: NEW}; a value without '=' maps OLD to itself where allowed."""
+    from glossary.entries.model import SLUG_RE
+
+    out: dict[str, str] = {}
+    for value in values:
+        old, eq, new = value.partition("=")
+        old, new = old.strip(), (new.strip() if eq else old.strip())
+        if (need_new and not eq) or not SLUG_RE.match(old) or not SLUG_RE.match(new):
+            form = "OLD=NEW" if need_new else "OLD or OLD=ENTRY"
+            raise click.UsageError(f"{option} {value!r}: expected {form}, each a slug (lowercase words joined by "
+                                   f"'-')", ctx=ctx)
+        out[old] = new
+    return out
 
 
 def _print(report: importer.ImportReport, quiet: bool) -> None:

@@ -6,7 +6,8 @@ import logging
 
 import click
 
-from glossary.cli.common import Problems, cli, console, entries_dir_of, escape, lazy, load_all, usage
+from glossary.cli.common import (cli, console, entries_dir_of, escape, gpus_here, lazy, load_all, project_trust,
+                                 usage)
 from glossary.measuring.pool import DEFAULT_DEADLINE_S  # --help shows it; pool imports no GPU code
 
 checks = lazy("glossary.checks")
@@ -47,22 +48,12 @@ def measure(ctx: click.Context, entries: tuple[str, ...], everything: bool, gpus
         shard_of = pool.parse_shard(shard) if shard else None
     except (checks.CheckError, pool.PoolError) as err:
         raise usage(ctx, err) from None
-    from glossary.settings import GlossaryError, Settings
-
     loaded = load_all(entries_dir)
-    try:
-        policy = Settings.for_project(entries_dir).load_trust()
-    except GlossaryError as err:
-        raise Problems(str(err)) from None
+    policy = project_trust(entries_dir)
     carry = None if recount else (lambda entry, device: trust.counters_to_carry(entry, device, policy))
     chosen = [e for s, e in loaded.items() if slugs is None or s in slugs]
-    available, why = plan.available_gpus()
-    if not available:
-        raise Problems(f"no GPU to measure on here: {why}. Run `glossary measure` on the verification node "
-                       f"(a machine with a CUDA GPU and pycuda: pip install -e '.[gpu]').")
-    no_sandbox = plan.sandbox_problem()
-    if no_sandbox:  # author code runs only confined: nothing is measured, so nothing unconfined is signed
-        raise Problems(no_sandbox)
+    available = gpus_here("no GPU to measure on here: {why}. Run `glossary measure` on the verification node "
+                          "(a machine with a CUDA GPU and pycuda: pip install -e '.[gpu]').")
     try:
         gpu_list = pool.select_gpus(gpus, available)
     except pool.PoolError as err:

@@ -54,9 +54,14 @@ def node_init(name: str | None, key_file: Path | None) -> None:
     signer = attest.Signer.generate()
     signer.save(path)
     today = dt.date.today()
-    label = name or f"{_node_label()}-{today.isoformat()}"
+    label = name or default_name()
     click.echo(f"# private key: {path} (stays on this machine)", err=True)
     click.echo(trust.allowed_signers_line(label, signer.public, trust.RESULT_NAMESPACE, valid_after=today))
+
+
+def default_name() -> str:
+    """A node's name where none is given: <gpu-or-host>-<date> (`glossary reproduce` names it so too)."""
+    return f"{_node_label()}-{dt.date.today().isoformat()}"
 
 
 def _node_label() -> str:
@@ -74,8 +79,11 @@ def _node_label() -> str:
 @node.command("retire")
 @click.argument("names", nargs=-1, required=True, metavar="NAME...")
 @click.option("--reason", default=GONE, show_default=True, help="Why the key is retired (kept in its record).")
+@click.option("--reproducer", is_flag=True,
+              help="Retire reproducing keys of trust/reproducers.allowed_signers: list the reproductions "
+                   "(entries/*/reproductions/) each signed, in trust/retired-reproducers/NAME.json.")
 @click.pass_context
-def node_retire(ctx: click.Context, names: tuple[str, ...], reason: str) -> None:
+def node_retire(ctx: click.Context, names: tuple[str, ...], reason: str, reproducer: bool) -> None:
     """Retire each node key NAME: list what it signed, and refuse anything else it signs.
 
     Scans every result file and failure record under entries/*/results/ for the statements
@@ -91,8 +99,14 @@ def node_retire(ctx: click.Context, names: tuple[str, ...], reason: str) -> None
     try:
         settings = Settings.for_project(entries_dir)
         nodes_file = (settings.trust_root or Path.cwd()) / settings.trusted_nodes
+        folder = retired.folder_of(nodes_file)
+        scanner = retired.scan
+        if reproducer:  # the same record format, for the keys that sign reproductions
+            nodes_file = nodes_file.parent / Path(trust.REPRODUCERS_FILE).name
+            folder = nodes_file.parent / trust.RETIRED_REPRODUCERS
+            scanner = _reproductions_scan
         nodes = trust.load_keyring(nodes_file)
-        records = retired.load_retired(retired.folder_of(nodes_file))
+        records = retired.load_retired(folder)
     except (GlossaryError, trust.TrustError, retired.RetiredError) as err:
         raise Problems(f"nothing retired: {err}") from None
     live = {t.name: t for t in nodes.keys.values()}
@@ -117,10 +131,10 @@ def node_retire(ctx: click.Context, names: tuple[str, ...], reason: str) -> None
     for name in dict.fromkeys(names):
         record = done.get(name)
         if record is None:
-            changed.append(_retire(out, entries_dir, nodes_file, live[name], reason))
+            changed.append(_retire(out, entries_dir, nodes_file, folder, live[name], reason, scanner))
             dropped.append(live[name])
         else:
-            _already(out, entries_dir, record)
+            _already(out, entries_dir, record, scanner)
             dropped.append(nodes.keys.get(record.keyid))  # a line of a retired key, left or put back
     # bottom up, so the line numbers read above still hold
     for key in sorted(filter(None, dropped), key=_line_number, reverse=True):
@@ -134,9 +148,17 @@ def node_retire(ctx: click.Context, names: tuple[str, ...], reason: str) -> None
         out.print("Nothing changed.")
 
 
-def _retire(out, entries_dir: Path, nodes_file: Path, key: trust.TrustedKey, reason: str) -> Path:
-    found = retired.scan(entries_dir, key.key)
-    path = retired.record_path(retired.folder_of(nodes_file), key.name)
+def _reproductions_scan(entries_dir: Path, key: attest.PublicKey) -> retired.Scan:
+    from glossary.verdicts import reproductions
+
+    signed = reproductions.scan(entries_dir, key)
+    return retired.Scan(signed=signed, results=len(signed))
+
+
+def _retire(out, entries_dir: Path, nodes_file: Path, folder: Path, key: trust.TrustedKey, reason: str,
+            scanner=retired.scan) -> Path:
+    found = scanner(entries_dir, key.key)
+    path = retired.record_path(folder, key.name)
     if path.exists():  # another key's record whose name reads the same as a file name
         raise Problems(f"{key.name} not retired: {display_path(path)} holds another key's record; give the key "
                        f"another name")
@@ -146,7 +168,8 @@ def _retire(out, entries_dir: Path, nodes_file: Path, key: trust.TrustedKey, rea
         retired.write_record(path, data)
     except (retired.RetiredError, OSError) as err:
         raise Problems(f"{key.name} not retired: {err}") from None
-    out.print(f"Retired {escape(key.name)} ({key.key.keyid}): listed {found.results} result"
+    what = "reproduction" if scanner is _reproductions_scan else "result"
+    out.print(f"Retired {escape(key.name)} ({key.key.keyid}): listed {found.results} {what}"
               f"{'' if found.results == 1 else 's'} and {found.failures} failure record"
               f"{'' if found.failures == 1 else 's'} it signed, in {escape(display_path(path))}; anything "
               f"else it signs is refused.")
@@ -154,8 +177,8 @@ def _retire(out, entries_dir: Path, nodes_file: Path, key: trust.TrustedKey, rea
     return path
 
 
-def _already(out, entries_dir: Path, record: retired.RetiredKey) -> None:
-    found = retired.scan(entries_dir, attest.PublicKey.parse(record.line[record.line.index("ssh-ed25519"):]))
+def _already(out, entries_dir: Path, record: retired.RetiredKey, scanner=retired.scan) -> None:
+    found = scanner(entries_dir, attest.PublicKey.parse(record.line[record.line.index("ssh-ed25519"):]))
     refused = {d: what for d, what in found.signed.items() if d not in record.signed}
     out.print(f"{escape(record.name)} was retired on {record.retired_on} with {len(record.signed)} signatures "
               f"listed ({escape(display_path(record.path))}); nothing added.")

@@ -3,8 +3,10 @@
 A figure on a page is either measured, bound to recorded results with ``{{ fig... }}``
 (``glossary.figures.fig``), or cited from one of the entry's sources with ``{{ cite(...) }}`` /
 ``{% call cite_table(...) %}`` (``glossary.figures.cite``).  This finds the numbers with a
-figure's unit (ms, µs, GB/s, TB/sec, TFLOPS, billion FLOPS, B/elem, ...), the ×-ratios and the
-table columns of such numbers that are written as plain text instead.
+figure's unit (ms, msec, µs, GB/s, TB/sec, GB per second, TFLOPS, billion FLOPS, B/elem, MHz, W,
+a capacity such as "50 MiB L2", Chinese TB/秒 and 毫秒, ...), in digits, in scientific notation
+("1.1e4 GB/s") or spelled as words ("nine PFLOPS"), the ×-, -fold and 倍 ratios and the table
+columns of such numbers that are written as plain text instead.  "FLOPs" is a count, not a rate.
 
 Not flagged, because they are not figures:
 
@@ -13,7 +15,8 @@ Not flagged, because they are not figures:
   result ("32 threads × 4 bytes"); arithmetic that does not hold is flagged as such;
 - a number in a sentence that says it is hypothetical or conditional ("suppose", "imagine",
   "say,", "e.g.", "for example", "for instance", "hypothetical", "if", "would", "could",
-  "might", "assume"): measurements are reported as what happened;
+  "might", "assume", and in Chinese 如果, 假设, 假如, 例如, ...): measurements are reported as what happened;
+- a count or a problem size ("2 FLOPs per element", "a 256 MiB buffer");
 - an order of magnitude: a round power of ten of 100 or more as a ratio ("1000x faster").
 """
 
@@ -27,22 +30,51 @@ from dataclasses import dataclass
 from glossary.entries.model import Entry
 from glossary.entries.masking import code_regions
 
-_NUMBER = r"(?<![\w.,])\d[\d,]*(?:\.\d+)?"
+# A number starts after no Latin letter, digit or separator ("H100", "sm_90" hold none), but may
+# follow a CJK character: running Chinese has no spaces ("带宽为3.35TB/秒").
+_DIGITS = r"(?<![.,0-9A-Za-z_\u00C0-\u024F])\d[\d,]*(?:\.\d+)?"
+# Numbers spelled as words ("nine PFLOPS", "twenty-four hundred GB/s"), for figures with a unit.
+_UNIT_WORDS = ("zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+               "sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety")
+_WORD_NUMBER = (rf"(?<![\w-])(?:(?:{_UNIT_WORDS})(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?"
+                r"(?:\s+(?:hundred|thousand|million|billion|trillion)){0,2}"
+                r"|an?(?:\s+(?:hundred|thousand|million|billion|trillion)){1,2})(?![\w-])")
+_NUMBER = rf"(?:{_DIGITS}(?:[eE][+-]?\d+)?|{_WORD_NUMBER})"  # "1.1e4 GB/s" too
 _SCALE = r"(?:thousand|million|billion|trillion)"
+# Units; (?-i:...) where case carries the meaning: "FLOPS" and "FLOP/s" are rates, "FLOPs" a count
+# (not a figure unless per second), "W" is watts and "w" nothing.  Chinese units end without \b:
+# CJK characters are word characters, so "TB/秒的" has no word boundary after 秒.
 _UNITS = [
-    ("time", r"(?:ms|µs|us|ns|milliseconds?|microseconds?|nanoseconds?)\b"),
-    ("bandwidth", r"(?:[KMGTP]i?B/s(?:ec)?\b|[KMGTP]i?B\s+per\s+second\b|(?:kilo|mega|giga|tera|peta)bytes?\s+per\s+second\b)"),
-    ("rate", rf"(?:[KMGTP]?FLOP/s(?:ec)?|[KMGTP]?FLOPS|[KMGTP]OPS|{_SCALE}\s+(?:FLOPS?|FLOP/s|operations\s+per\s+second))\b"),
+    ("time", r"(?:(?:ms|msecs?|µs|μs|us|usecs?|µsecs?|μsecs?|ns|nsecs?|secs?|seconds?|milliseconds?|microseconds?|"
+             r"nanoseconds?)\b|毫秒|微秒|纳秒|秒)"),
+    ("bandwidth", r"(?:[KMGTP]i?B/s(?:ec)?\b|[KMGTP]i?Bps\b|[KMGTP]i?B\s+(?:per|a|each)\s+second\b|"
+                  r"(?:kilo|mega|giga|tera|peta)bytes?\s+(?:per|a|each)\s+second\b|[KMGTP]i?B\s*(?:/|／|每)\s*秒)"),
+    ("rate", rf"(?:(?-i:[KMGTPE]?FLOP/s(?:ec)?|[KMGTPE]?FLOPS|[KMGTPE]?FLOPs(?:/s|\s+per\s+second)|[KMGTPEkmgtpe]?flops|"
+             rf"[KMGTPE]flop/s|[KMGTPE]?Flops|[KMGTP]OPS)|(?:kilo|mega|giga|tera|peta|exa)flops|"
+             rf"{_SCALE}\s+(?:(?-i:FLOPS|FLOP/s|flops)|operations\s+per\s+second))\b"),
     ("bytes per element", r"(?:B/elem|bytes?/elem(?:ent)?|bytes?\s+per\s+element)\b"),
+    ("clock", r"(?:[kKMG]Hz|(?:kilo|mega|giga)hertz)\b"),
+    ("power", r"(?:(?-i:k?W)|watts?|kilowatts?)\b"),
     ("speedup", r"(?:x|×)(?!\s*\d)(?![\w])"),
 ]
-_PATTERNS = [(kind, rf"{_NUMBER}\s*{unit}") for kind, unit in _UNITS] + [
+_HEADER_KINDS = ("time", "bandwidth", "rate", "bytes per element", "clock", "power")  # table columns of figures
+# A size is a figure when it is a capacity of the hardware ("50 MiB L2", "228 KiB of shared memory",
+# "an L2 cache of 50 MiB"), not a problem size ("a 256 MiB buffer"): binary units, the part named beside them.
+_PART = r"(?:L[123](?:\s+cache)?|caches?|shared\s+memory|register\s+files?|HBM\w*|VRAM|GDDR\w*|共享内存|缓存|寄存器|显存)"
+_SIZE = r"[KMGT]iB"
+_PATTERNS = [(kind, rf"{_NUMBER}\s*{unit}" if kind != "speedup" else rf"{_DIGITS}\s*{unit}")
+             for kind, unit in _UNITS] + [
     ("speedup", r"(?<![\w.])\d+\.\d+\s+times\b"),
-    ("percent of a ceiling", rf"{_NUMBER}\s*%\s+of\s+(?:the\s+)?(?:copy\s+)?(?:floor|peak|bandwidth)"),
+    ("speedup", rf"(?:{_DIGITS}|{_WORD_NUMBER})\s*-?\s*fold\b|(?<![\w-])(?:two|three|four|five|six|seven|eight|nine|ten|"
+                rf"twenty|hundred|thousand)fold\b|{_DIGITS}\s*倍"),
+    ("percent of a ceiling", rf"{_DIGITS}\s*%\s+of\s+(?:the\s+)?(?:copy\s+)?(?:floor|peak|bandwidth)"),
+    ("size", rf"{_NUMBER}\s*{_SIZE}\s+(?:of\s+)?(?:[\w-]+\s+){{0,2}}?{_PART}(?!\w)|"
+             rf"(?<!\w){_PART}\s+(?:[\w-]+\s+){{0,4}}?{_NUMBER}\s*{_SIZE}\b|{_NUMBER}\s*{_SIZE}\s*(?:的)?{_PART}"),
 ]
 _REGEX = re.compile("|".join(f"(?P<p{i}>{p})" for i, (_, p) in enumerate(_PATTERNS)), re.I)
 # A table header naming a figure's unit: "Memory bandwidth (TB/s)", "TFLOPS", "Latency [ns]".
-_HEADER_UNIT = re.compile("|".join(f"(?P<p{i}>(?<![\\w/]){u})" for i, (_, u) in enumerate(_UNITS[:4])), re.I)
+_HEADER_UNIT = re.compile("|".join(f"(?P<p{i}>(?<![\\w/]){u})" for i, (kind, u) in enumerate(_UNITS)
+                                   if kind in _HEADER_KINDS), re.I)
 _BARE_NUMBER = re.compile(r"^[~≈<>]?\s*\d[\d,]*(?:\.\d+)?\s*\*{0,2}$")
 TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
 TABLE_CELL = re.compile(r"(?<!\\)\|")
@@ -51,16 +83,20 @@ TABLE_CELL = re.compile(r"(?<!\\)\|")
 # with a result: "32 threads × 4 bytes = 128 bytes".  Bounded repetitions: the scan stays linear.
 _WORDS = r"(?:[ \t]+[A-Za-z][A-Za-z-]{0,24}){0,3}"
 _OP = r"[ \t]*(?:×|\*|·|/|\+|−|–|(?<=[ \t])x(?=[ \t])|(?<=[ \t])-(?=[ \t]))[ \t]*"
-_ARITH = re.compile(rf"({_NUMBER}){_WORDS}(?:{_OP}\d[\d,]*(?:\.\d+)?{_WORDS})+(?:[ \t]*=[ \t]*(\d[\d,]*(?:\.\d+)?))?")
+_ARITH = re.compile(rf"({_DIGITS}){_WORDS}(?:{_OP}\d[\d,]*(?:\.\d+)?{_WORDS})+(?:[ \t]*=[ \t]*(\d[\d,]*(?:\.\d+)?))?")
 _SCALED = re.compile(r"[ \t]*(?:[KMGTP]i?B\b|[kKMGTP]\b|thousand|million|billion|trillion|%)")
 _OPS = {"×": "*", "*": "*", "·": "*", "x": "*", "/": "/", "+": "+", "−": "-", "–": "-", "-": "-"}
 _ARITH_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 
+# Chinese words of a supposition (如果, 假设: "if", "suppose"; 假如, 倘若, 若是, 假定, 例如, 比如) stand
+# inside running text without spaces, so they carry no \b.
 _HYPOTHETICAL = re.compile(r"\b(?:suppose|supposing|imagine|hypothetical(?:ly)?|say,|e\.g\.|for\s+example|"
-                           r"for\s+instance|if|would|could|might|assume|assuming)(?!\w)", re.I)
-_ORDER_OF_MAGNITUDE = re.compile(r"^10{2,}\s*(?:x|×)$", re.I)
+                           r"for\s+instance|if|would|could|might|assume|assuming)(?!\w)"
+                           r"|如果|假设|假如|倘若|若是|假定|例如|比如|譬如", re.I)
+_ORDER_OF_MAGNITUDE = re.compile(r"^10{2,}\s*(?:x|×|-?\s*fold)$", re.I)
 # A sentence ends at . ! ? before a space (not the dot of "e.g.", "i.e.", "vs.", "etc.", "cf.") or at a blank line.
-_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\betc)(?<!\bcf)[.!?](?=\s|$)|\n\s*\n")
+# ... and at 。！？ (Chinese sentences end with no space after).
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\betc)(?<!\bcf)[.!?](?=\s|$)|[。！？]|\n\s*\n")
 
 _HOW = ('bind it to the results with {{{{ fig... }}}}, cite its source with {{{{ cite("{text}", "<source id>") }}}}, '
         'or mark it as no figure with {{{{ nofig("{text}") }}}} (see docs/maintainers/writing-an-entry.md, '

@@ -13,6 +13,8 @@ as a visible "[no result: ...]" marker and is reported, so strict builds fail.
 
 from __future__ import annotations
 
+import re
+
 import jinja2
 from jinja2 import nodes
 from jinja2.sandbox import SandboxedEnvironment
@@ -115,17 +117,32 @@ def render_body(body: str, devices: tuple[DeviceView, ...], bytes_by_variant: di
                   spec=spec)
     env = _env()
 
+    def line(n: int) -> int:
+        return first_line + n - 1
+
+    # Each {{ ... }} is preceded, once the body is known to hold only figures, by a marker that says
+    # which one renders next, so a figure without data is named once, with its text and its line.
+    outputs = [(line(masked.count("\n", 0, m.start()) + 1), " ".join(m.group(1).split()))
+               for m in _OUTPUT.finditer(masked)]
+    current = [-1]
+    reported: set[int] = set()
+
+    def at(index: int) -> str:
+        current[0] = index
+        return ""
+
     def guard(method):
         def call(*args, **kwargs):
             try:
                 return method(*args, **kwargs)
             except NoResult as why:
-                problems.append(str(why))
+                index = current[0]
+                if index not in reported:
+                    reported.add(index)
+                    where, text = outputs[index] if 0 <= index < len(outputs) else (None, None)
+                    problems.append(FigureProblem(str(why), where, text and f"{{{{ {_short(text)} }}}}"))
                 return f"**[no result: {plain_text(str(why))}]**"
         return call
-
-    def line(n: int) -> int:
-        return first_line + n - 1
 
     env.globals["fig"] = _Guarded(fig, guard)
     citations = Citations(tuple(sources), problems=problems)
@@ -139,7 +156,10 @@ def render_body(body: str, devices: tuple[DeviceView, ...], bytes_by_variant: di
                           f"{where} of the file); only {{{{ fig.<figure>(...) }}}}, {{{{ cite(...) }}}}, "
                           f"{{{{ nofig(...) }}}} and {{% call cite_table(...) %}} outside code are evaluated, "
                           f"so the body is shown as typed"]
-        rendered = unmask_code(env.from_string(tree).render(), codes)  # the tree parsed above: one parse, not two
+        env.globals["_glossary_at"] = at
+        marked = _OUTPUT.sub(lambda m, k=iter(range(len(outputs))): "{{ _glossary_at(%d) }}" % next(k) + m.group(0),
+                             masked)
+        rendered = unmask_code(env.from_string(marked).render(), codes)
         if cited is not None:
             cited += citations.cited
         return rendered, problems
@@ -147,6 +167,25 @@ def render_body(body: str, devices: tuple[DeviceView, ...], bytes_by_variant: di
         n = getattr(err, "lineno", None)
         where = f" (line {line(n)} of the file)" if n else ""
         return body, [f"cannot render the body's figures{where}: {err}"]
+
+
+_OUTPUT = re.compile(r"\{\{(.*?)\}\}", re.S)
+
+
+class FigureProblem(str):
+    """Why a bound figure has no data (the text), with the file's ``line`` and the ``figure`` as written."""
+
+    line: int | None
+    figure: str | None
+
+    def __new__(cls, why: str, line: int | None, figure: str | None) -> "FigureProblem":
+        out = super().__new__(cls, why)
+        out.line, out.figure = line, figure
+        return out
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 class _Guarded:

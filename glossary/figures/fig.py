@@ -43,6 +43,7 @@ from glossary.figures.views import DeviceView, SizeView
 # Text from result files or an author's arguments lands in the body, which is verbatim Markdown:
 # it goes in as the entry template's values do, as inert text.
 from glossary.figures.fmt import plain_text
+from measure import expr
 from measure.spec import MeasureSpec, Variant
 
 
@@ -178,8 +179,19 @@ class Figures(KernelFigures, HostFigures):
         return self._figure(f"{fmt.fmt_bpe1(row.dram_as_timed)} B/elem", device, size)
 
     def elements(self) -> Figure:
-        """The elements at this size (the spec's elements expression)."""
-        device, size = self._size()
+        """The elements at this size (the spec's elements expression): the recorded count where a
+        device measured it, else the spec's own arithmetic at the size (the headline by default)."""
+        try:
+            device, size = self._size()
+        except NoResult:
+            if self.spec is None:
+                raise
+            params = dict(self.size) if self.size is not None else dict(self.spec.headline)
+            try:
+                count = expr.evaluate_int(self.spec.elements, params)
+            except expr.ExprError as why:
+                raise NoResult(f"elements at {fmt.params(params)}: {why}") from None
+            return Figure(fmt.fmt_int(count), f"from the spec (measure.elements) at {fmt.params(params)}")
         return self._figure(fmt.fmt_int(size.elements), device, size)
 
     def gpu(self) -> str:
@@ -215,9 +227,9 @@ class Figures(KernelFigures, HostFigures):
         return self._figure(fmt.ratio(a.counted_bytes_per_elem / b.counted_bytes_per_elem), device, size)
 
     def gflops(self, variant: str) -> Figure:
-        """The variant's GFLOP/s (needs flops_per_elem)."""
+        """The variant's FLOP rate (needs flops_per_elem), in TFLOP/s as every page writes one."""
         device, size, value = self._value(variant, "gflops", f"{variant!r} has no flops_per_elem")
-        return self._figure(fmt.rate(value, "GFLOP/s"), device, size)
+        return self._figure(fmt.flops(value), device, size)
 
     def intensity(self, variant: str) -> Figure:
         """FLOP per predicted DRAM byte (from the spec)."""
@@ -232,13 +244,13 @@ class Figures(KernelFigures, HostFigures):
     def _roofline(self):
         device, size = self._size()
         if size.roofline is None:
-            raise NoResult("no roofline at this size (no GFLOP/s or no copy floor)")
+            raise NoResult("no roofline at this size (no FLOP rate, no copy floor, or no measure.roof saying where the compute ceiling comes from)")
         return device, size, size.roofline
 
     def ceiling(self) -> Figure:
-        """The measured compute ceiling: the best GFLOP/s any variant reached."""
+        """The roofline's compute ceiling: the peer's FLOP rate measured in the same run, or the cited peak."""
         device, size, roof = self._roofline()
-        return self._figure(fmt.rate(roof.compute_gflops, "GFLOP/s"), device, size)
+        return self._figure(fmt.flops(roof.compute_gflops), device, size)
 
     def ridge(self) -> Figure:
         """The ridge point, compute ceiling over the copy floor, in FLOP per byte."""
@@ -298,7 +310,7 @@ class Figures(KernelFigures, HostFigures):
     def tflops(self, variant: str) -> Figure:
         """The variant's TFLOP/s (needs flops_per_elem)."""
         device, size, value = self._value(variant, "gflops", f"{variant!r} has no flops_per_elem")
-        return self._figure(fmt.rate(value / 1000, "TFLOP/s"), device, size)
+        return self._figure(fmt.flops(value), device, size)
 
     # Predictions come from the spec; one written as an expression is the results' figure at the size.
 

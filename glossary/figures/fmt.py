@@ -74,6 +74,17 @@ def rate(value: float, unit: str = "GB/s") -> str:
     return f"{significant(value)} {unit}"
 
 
+def flops(gflops: float) -> str:
+    """An arithmetic rate, given in GFLOP/s, as every page writes one: in TFLOP/s, the one unit of
+    FLOP rates in prose, tables, claims and plots, '70.09 TFLOP/s', '0.5120 TFLOP/s' (pure)."""
+    return rate(gflops / 1000, "TFLOP/s")
+
+
+def tflops_number(gflops: float) -> str:
+    """A FLOP rate given in GFLOP/s as a table cell under a TFLOP/s header: '70.09' (pure)."""
+    return significant(gflops / 1000)
+
+
 def ratio(value: float) -> str:
     """A ratio of two measured figures, to three significant figures: '3.55×' (pure)."""
     return f"{significant(value, 3)}×"

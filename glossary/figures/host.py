@@ -130,6 +130,18 @@ class RowHostMixin:
         return self.graph.instantiate_ms if self.graph else None
 
     @property
+    def graph_instantiations(self) -> int | None:
+        """Timed instantiations behind ``graph_instantiate_ms`` (after a warm-up); None where the
+        record holds the first call's time alone (results before GRAPH_INSTANTIATION)."""
+        samples = self.graph.instantiate_samples_ms if self.graph else None
+        return len(samples) if samples else None
+
+    @property
+    def graph_instantiations_text(self) -> str:
+        n = self.graph_instantiations
+        return f"the median of {n} timed instantiations" if n else ""
+
+    @property
     def graph_launch_us(self) -> float | None:
         """The host's time for one cuGraphLaunch call, µs (median over the replays)."""
         return self.graph.host_launch_us if self.graph else None
@@ -211,6 +223,8 @@ class HostExtras:
         self.link = link
 
     def add(self, row, var: results.Variant):
+        if var.unified_memory is not None:
+            row = dataclasses.replace(row, unified_memory=var.unified_memory)
         if not (var.copies or var.copy_bytes or var.streams or var.overlap or var.graph):
             return row
         moved = tuple((d, var.copy_bytes[d]) for d in DIRECTIONS if d in (var.copy_bytes or {}))

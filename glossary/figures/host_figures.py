@@ -15,6 +15,16 @@ _NO_OVERLAP = "no serial twin recorded for {!r} (its steps run on one stream)"
 _NO_GRAPH = "{!r} was not replayed from a CUDA graph (graph: true)"
 
 
+def _unified(row, variant: str):
+    """A row's unified-memory counts, or NoResult saying why there are none."""
+    counts = row.unified_memory
+    if counts is None:
+        raise NoResult(f"no unified-memory counts recorded for {variant!r} (no managed buffer, or not the headline size)")
+    if counts.unavailable is not None or counts.gpu_page_faults is None:
+        raise NoResult(f"CUPTI gave no unified-memory counts for {variant!r}: {counts.unavailable or 'none recorded'}")
+    return counts
+
+
 class HostFigures:
     """Copies, streams and graphs (issue 19's results)."""
 
@@ -75,6 +85,21 @@ class HostFigures:
         """The nodes of the CUDA graph the variant's steps were captured into."""
         device, size, value = self._value(variant, "graph_nodes", _NO_GRAPH.format(variant))
         return self._figure(f"{fmt.fmt_int(value)} node{'s' if value != 1 else ''}", device, size)
+
+    def page_faults(self, variant: str) -> Figure:
+        """GPU page faults of one untimed run of the variant (CUPTI's unified-memory counters; managed buffers)."""
+        device, size, row = self._row(variant)
+        counts = _unified(row, variant)
+        return self._figure(f"{fmt.fmt_int(counts.gpu_page_faults)} GPU page faults", device, size)
+
+    def migrated(self, variant: str, direction: str = "h2d") -> Figure:
+        """Bytes the driver migrated in one untimed run of the variant, to the GPU ("h2d") or the host ("d2h")."""
+        if direction not in LINK_DIRECTIONS:
+            raise NoResult(f"expected a direction, h2d or d2h, found {direction!r}")
+        device, size, row = self._row(variant)
+        counts = _unified(row, variant)
+        value = counts.bytes_htod if direction == "h2d" else counts.bytes_dtoh
+        return self._figure(fmt.fmt_bytes(value), device, size)
 
     def host_link(self) -> Figure:
         """The GPU's link to the host as NVML reported it: 'PCIe Gen5 x16' or 'NVLink-C2C'."""

@@ -7,10 +7,14 @@ formatted, so a template never does arithmetic on measurements.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 from pathlib import Path
+from typing import Any
 
 from glossary.entries.model import Entry, measurement_fingerprint
-from glossary.figures import fmt
+from glossary.figures import brackets, fmt, measured_on, quantity
+from glossary.figures.lead import DeviceLeadMixin
+from glossary.figures.roof import Roofline, roofline  # noqa: F401 -- re-exported
 from measure import results, stats
 from glossary.figures.host import HostExtras, RowHostMixin, SizeHostMixin, host_link_text
 from glossary.figures.sweeps import MetricRow, RowExtras, RowKernelMixin, SizeSweepMixin, occupancy_note
@@ -49,6 +53,8 @@ class VariantRow(RowKernelMixin, RowHostMixin):
     overlap: Overlap | None = None  # against its serial twin, where on several streams
     graph: GraphRecord | None = None  # the CUDA graph the variant was replayed from
     link_floor_gbps: float | None = None  # the link floor of the one direction its copies go
+    blocked: bool | None = None  # queued behind the blocking kernel although the method's blocking is off
+    unified_memory: Any = None  # CUPTI's unified-memory counts of one untimed run (managed buffers)
 
     @property
     def display(self) -> str:
@@ -105,46 +111,6 @@ class RatioRow:
 
 
 @dataclass(frozen=True)
-class Roofline:
-    """The measured roofline of one size: the copy floor as the bandwidth ceiling, the best
-    GFLOP/s any variant reached as the compute ceiling, and the ridge point between them."""
-
-    bandwidth_gbps: float
-    compute_gflops: float
-    compute_variant: str
-
-    @property
-    def ridge(self) -> float:
-        """FLOP per byte where the two ceilings meet: read off the data, not a datasheet."""
-        return self.compute_gflops / self.bandwidth_gbps
-
-    def roof(self, intensity: float) -> float:
-        """Attainable GFLOP/s at ``intensity`` FLOP/byte: min(bandwidth x intensity, compute)."""
-        return min(self.bandwidth_gbps * intensity, self.compute_gflops)
-
-    def fraction(self, row: "VariantRow") -> float | None:
-        """The row's GFLOP/s over the roof at its intensity."""
-        if row.gflops is None or row.intensity is None:
-            return None
-        return row.gflops / self.roof(row.intensity)
-
-    def bound(self, row: "VariantRow") -> str | None:
-        """'memory' left of the ridge, 'compute' right of it."""
-        if row.intensity is None:
-            return None
-        return "memory" if row.intensity < self.ridge else "compute"
-
-
-def roofline(rows: tuple["VariantRow", ...] | list["VariantRow"], floor_gbps: float | None) -> Roofline | None:
-    """The measured roofline of a size, where variants report FLOPs and a copy floor was measured."""
-    rated = [r for r in rows if r.gflops is not None]
-    if not rated or not floor_gbps:
-        return None
-    best = max(rated, key=lambda r: r.gflops)
-    return Roofline(bandwidth_gbps=floor_gbps, compute_gflops=best.gflops, compute_variant=best.short)
-
-
-@dataclass(frozen=True)
 class SizeView(SizeSweepMixin, SizeHostMixin):
     params: dict
     elements: int
@@ -156,6 +122,7 @@ class SizeView(SizeSweepMixin, SizeHostMixin):
     roofline: Roofline | None = None
     samples: int | None = None  # samples taken of each region at this size
     link_floor: LinkFloor | None = None  # the host link's pinned GB/s each way, where there are host buffers
+    copy_floor_bytes: int | None = None  # bytes each copy of the copy floor read plus wrote
 
     @property
     def label(self) -> str:
@@ -166,13 +133,25 @@ class SizeView(SizeSweepMixin, SizeHostMixin):
         return f"{fmt.fmt_int(self.elements)} elements"
 
     @property
+    def spread_same(self) -> str | None:
+        """The spread every row shares, with its sample count ('below the timer's resolution (0.5 µs),
+        200 runs each'), where one value fills the whole column: said once, in the table's lead."""
+        spreads = {(r.spread, r.samples) for r in self.rows}
+        if len(spreads) != 1 or len(self.rows) < 2:
+            return None
+        ((spread, samples),) = spreads
+        if spread is None:
+            return None
+        return f"{spread} for every version" + (f", {samples} runs each" if samples else "")
+
+    @property
     def shows_useful(self) -> bool:
         """Whether some variant needs fewer bytes than it moves, so the page shows both."""
         return any(r.useful_bytes != r.bytes_per_elem for r in self.rows)
 
 
 @dataclass(frozen=True)
-class DeviceView:
+class DeviceView(DeviceLeadMixin):
     """One device's recorded results for an entry, ready to render."""
 
     key: str
@@ -197,6 +176,11 @@ class DeviceView:
     # Sizes whose DRAM counters were carried from an earlier result with the same counter key:
     # (size label, when they were measured, the node key that signed that result).
     carried_counters: tuple[tuple[str, str, str | None], ...] = ()
+    # What the page leads with (glossary.figures.quantity): "gbps", "tflops" or "time".
+    quantity: str = "gbps"
+    accuracy: str = ""  # the accuracy check in words (glossary.figures.measured_on)
+    brackets: str = ""  # the order between host and GPU time each kind must keep (glossary.figures.brackets)
+    sass: Any = None  # the result's disassembly record (measure.results.SassRecord), for claims of kind sass
 
     @property
     def headline(self) -> SizeView | None:
@@ -221,7 +205,11 @@ class DeviceView:
         return min(costs) if costs else None
 
     def launch_bound(self, row: VariantRow) -> bool | None:
-        """Whether the GPU finishes a launch's work faster than the host can make the launch."""
+        """Whether the GPU finishes a launch's work faster than the host can make the launch; None
+        for a region with copies: a copy is not a launch the host paces, and its GPU time is the
+        link's or the staging's, never "launch-bound"."""
+        if row.has_copies:
+            return None
         cost = self.launch_cost_us(row.name)
         if cost is None or row.gpu_us_per_launch is None:
             return None
@@ -281,7 +269,9 @@ def _device_view(entry: Entry, key: str, result: Result, current: str | None) ->
         floor = size.copy_floor.gbps if size.copy_floor else None
         ci = dict(size.sampling.median_ci_rel) if size.sampling else {}
         host = HostExtras(size.link_floor)
-        rows = [host.add(extras.add(_row(name, var, labels, shorts, statistic, size.elements, floor, ci.get(name)),
+        events = (result.method.clock if result.method else None) != "host"
+        rows = [host.add(extras.add(_row(name, var, labels, shorts, statistic, size.elements, floor, ci.get(name),
+                                         events),
                                     var), var)
                 for name, var in size.variants.items()]
         by_name = {r.name: r for r in rows}
@@ -296,21 +286,31 @@ def _device_view(entry: Entry, key: str, result: Result, current: str | None) ->
             working_set_bytes=size.working_set_bytes or (working_set_bytes(spec, size.params) if spec else None),
             copy_floor_gbps=floor,
             rows=tuple(rows), ratios=ratios, headline=dict(size.params) == headline,
-            roofline=roofline(rows, floor),
+            roofline=roofline(rows, floor, spec.roof if spec else None,
+                              entry.meta.sources),
             samples=size.sampling.samples if size.sampling else max((r.samples or 0 for r in rows), default=0) or None,
-            link_floor=size.link_floor))
+            link_floor=size.link_floor,
+            copy_floor_bytes=size.copy_floor.bytes_per_copy if size.copy_floor else None))
     env = result.environment
+    head = next((z for z in sizes if z.headline), sizes[-1] if sizes else None)
+    checked = brackets.summary(brackets.check(SimpleNamespace(method=result.method, sizes=sizes), spec))
+    lead = quantity.lead_quantity(spec.quantity if spec else "auto", [c.kind for c in spec.claims] if spec else (),
+                                  head.rows if head else (), head.plot_floor[0] if head else None)
     return DeviceView(
         key=key, gpu=env.gpu, status=result.status, provenance=result.provenance,
         imported_from=result.imported_from, stale=staleness(result, current) == "stale", environment=env,
         method=result.method, sizes=tuple(sizes), error=result.error, last_failure=result.last_failure,
-        l2_bytes=env.l2_bytes,
+        l2_bytes=env.l2_bytes, sass=result.sass,
         carried_counters=tuple((fmt.params(s.params), (s.counters_from.captured_at or "")[:10] or "an unknown date",
-                                s.counters_from.signed_by) for s in result.sizes if s.counters_from is not None))
+                                s.counters_from.signed_by) for s in result.sizes if s.counters_from is not None),
+        quantity=lead,
+        brackets=checked,
+        accuracy=measured_on.accuracy_text(spec, [s.check for s in result.sizes] if result.ok else [],
+                                           staleness(result, current) == "current"))
 
 
 def _row(name: str, var: results.Variant, labels: dict[str, str], shorts: dict[str, str], statistic: str,
-         elements: int, floor: float | None, median_ci_rel: float | None) -> VariantRow:
+         elements: int, floor: float | None, median_ci_rel: float | None, events: bool = True) -> VariantRow:
     ms = getattr(var.stats, statistic)
     useful = var.useful_bytes_per_elem or var.bytes_per_elem
     rate = fmt.gbps(useful, elements, ms)
@@ -328,19 +328,31 @@ def _row(name: str, var: results.Variant, labels: dict[str, str], shorts: dict[s
         dram_as_timed=counted_bytes(var, "unflushed"),
         fraction_of_floor=rate / floor if floor else None,
         samples=len(samples) if samples else var.stats.n,
-        spread=_spread(ci_rel),
+        spread=_spread(ci_rel, ms, events),
         ci_rel=ci_rel,
         useful_bytes_per_elem=useful,
         flops_per_elem=flops or None,
         launches=var.launches,
         host_ms=getattr(var.host_stats, statistic) if var.host_stats else None,
         short_label=shorts.get(name),
+        blocked=var.blocked,
     )
 
 
-def _spread(ci_rel: float | None) -> str | None:
-    """Half a 95% confidence interval as the page writes it: '±0.31%' (pure)."""
-    return None if ci_rel is None else f"±{fmt.significant(100 * ci_rel, 2)}%"
+# CUDA events time to about half a microsecond (CUDA Runtime API, cudaEventElapsedTime).
+EVENT_RESOLUTION_MS = 0.0005
+BELOW_RESOLUTION = "below the timer's resolution (0.5 µs)"
+
+
+def _spread(ci_rel: float | None, ms: float | None = None, events: bool = False) -> str | None:
+    """Half a 95% confidence interval as the page writes it: '±0.31%'; where the statistic was
+    timed with CUDA events and half the interval is under their resolution (a median of quantized
+    samples gives ±0 exactly), 'below the timer's resolution (0.5 µs)', never '±0%' (pure)."""
+    if ci_rel is None:
+        return None
+    if events and ms is not None and ci_rel * ms < EVENT_RESOLUTION_MS:
+        return BELOW_RESOLUTION
+    return f"±{fmt.significant(100 * ci_rel, 2)}%"
 
 
 def _ci_rel(st: results.Stats, statistic: str, median_ci_rel: float | None) -> float | None:

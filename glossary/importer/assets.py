@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from urllib.parse import unquote
 
-from glossary.importer import files
+from glossary.importer import files, themed
 from glossary.importer.report import FileReport
 from measure.store import write_bytes_atomic
 
@@ -48,8 +48,31 @@ class Images:
         self.by_source: dict[Path, str] = {}  # resolved source file -> its name there
         # A link (or a FIFO) where the images folder should be: writing there would land elsewhere.
         self.blocked = files.real_folder(self.folder, entries_dir)
+        self._index: themed.ImageIndex | None = None
 
-    def place(self, dest: str, from_rel: str, slug: str, report: FileReport, copy: bool = True) -> str | None:
+    def index(self) -> themed.ImageIndex:
+        """Every image file of the folder, walked once on first use (themed images)."""
+        if self._index is None:
+            self._index = themed.ImageIndex([rel for _, rel in files.walk(self.root, IMAGE_SUFFIXES).files])
+        return self._index
+
+    def place_themed(self, light: str, dark: str | None, name: str, from_rel: str, slug: str,
+                     report: FileReport, copy: bool = True) -> str | None:
+        """A themed image's pair (paths relative to the folder): ``light`` copied as ``name`` (or
+        '<slug>-name'), ``dark`` beside it as its dark partner."""
+        link = self.place("/" + light, from_rel, slug, report, copy=copy, as_name=name)
+        if link is None or dark is None or not copy or self.blocked:
+            return link
+        try:
+            dark_source = files.inside(self.root / dark, self.root)
+        except files.Unreadable as err:
+            report.note("images", f"{dark} (the dark image of {name}) {err.message}; not copied")
+            return link
+        self._copy_partner(dark_source, link.rsplit("/", 1)[-1], dark, report)
+        return link
+
+    def place(self, dest: str, from_rel: str, slug: str, report: FileReport, copy: bool = True,
+              as_name: str | None = None) -> str | None:
         """The link to the copy of image ``dest`` of the term at ``from_rel``; None (noted) where the
         image is missing, outside the folder, not a regular file, not an image or too large.
         ``copy=False``: checked and named only (the term's entry will not be written, so its images
@@ -78,7 +101,7 @@ class Images:
         data = self._read(source, dest, report)
         if data is None:
             return None
-        name = self._name(source.name, data, slug)
+        name = self._name(as_name or source.name, data, slug)
         if not copy:
             return f"{IMAGES}/{name}"
         if self.blocked:
@@ -103,6 +126,11 @@ class Images:
         except files.Unreadable as err:
             report.note("images", f"{dark.name} (the dark partner of {dest}) {err.message}; not copied")
             return
+        self._copy_partner(dark_source, name, dest, report)
+
+    def _copy_partner(self, dark_source: Path, name: str, dest: str, report: FileReport) -> None:
+        """Copy ``dark_source`` beside the copy ``name`` as its dark partner, NAME.dark.EXT."""
+        dark = dark_source
         dark_data = self._read(dark_source, dark.name, report)
         dark_name = dark_partner(Path(name)).name
         if dark_data is not None and self._holds(dark_name, dark_data) is False:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from glossary.entries.masking import code_regions
 from glossary.figures.bind import unevaluated
+from glossary.importer.naming import CJK
 
 _H1 = re.compile(r"\A(?:[ \t]*\n)*[ \t]{0,3}#[ \t]+([^\n]*)(?:\n|\Z)")
 # The text of a link: brackets may nest one level (an image inside a link, "[a [b] c]").
@@ -34,7 +35,9 @@ _ALT = re.compile(r"""\balt[ \t]*=[ \t]*("[^"]*"|'[^']*'|[^\s"'<>]+)""", re.I)
 # Words that end with '.' without ending a sentence (compared without dots, in lower case).
 ABBREVIATIONS = frozenset("eg ie vs cf fig figs eq eqs approx no nos sec ch al ref refs resp incl esp viz "
                           "mr dr ms st vol pp ca".split())
-_SENTENCE_END = re.compile(r"[.!?]+")
+_SENTENCE_END = re.compile(r"[.!?]+|[\u3002\uff01\uff1f]+")  # and the CJK full stop, "！" and "？"
+_CJK_END = "\u3002\uff01\uff1f"
+_CJK_CLOSERS = "\u300d\u300f\uff09\u3011\u201d\u2019"
 _SPACES = re.compile(r"\s*")
 _CLOSERS = "*_`'\")]\u2019\u201d"
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)\Z")
@@ -65,6 +68,9 @@ _PLAIN = re.compile(
     r"|(?<!\w)[*_]+(?=\S)|(?<=\S)[*_]+(?!\w)")  # emphasis markers
 
 
+_CJK_BREAK = re.compile(rf"(?<={CJK.pattern}|[\u3000-\u303f\uff00-\uffef])[ \t]*\n[ \t]*(?={CJK.pattern})")
+
+
 def plain_text(markdown: str) -> str:
     """``markdown`` as plain text on one line: links become their text, code its content, emphasis,
     images and HTML tags go ('See [*warps*](warp.md)' -> 'See warps')."""
@@ -82,6 +88,7 @@ def plain_text(markdown: str) -> str:
     for _ in range(2):  # a link whose text is a code span or emphasis: two rounds take both
         text = _PLAIN.sub(one, text)
     text = re.sub(r"\x00(\d+)\x00", lambda m: codes[int(m.group(1))], text)
+    text = _CJK_BREAK.sub("", text)  # a line break inside CJK text is no space: it has none between words
     return " ".join(text.split())
 
 
@@ -91,14 +98,52 @@ def plain_text(markdown: str) -> str:
 _HEADINGS = re.compile(r"(?:[ \t]*\n|[ \t]{0,3}#{1,6}[ \t][^\n]*(?:\n|\Z))*")
 
 
+# A paragraph that opens with an image (Markdown, HTML, a linked badge) or a <figure> is a figure,
+# and a paragraph right after one that is all emphasis, or a <figcaption>, is its caption.
+_FIGURE = re.compile(r"[ \t]{0,3}(?:!\[|\[!\[|<img\b|<figure\b|<picture\b|<p\b[^<>\n]*>\s*<img\b)", re.I)
+_FIGURE_END = re.compile(r"</figure>|</picture>", re.I)
+_CAPTION = re.compile(r"[ \t]{0,3}(?:<figcaption\b|\*[^\s*]|_[^\s_])", re.I)
+MAX_FIGURES = 8  # figures skipped before the first paragraph of prose
+
+
+def _paragraph_end(body: str, start: int) -> int:
+    blank = _BLANK.search(body, start)
+    return blank.start() if blank else len(body)
+
+
+def figures_before_prose(body: str) -> int:
+    """The offset in ``body`` (past its headings) where prose starts after the figures the body
+    opens with, with their captions; the offset past the headings where it opens with none."""
+    at = _HEADINGS.match(body).end()
+    for _ in range(MAX_FIGURES):
+        if at >= len(body) or not _FIGURE.match(body, at):
+            return at
+        end = _paragraph_end(body, at)
+        if re.match(r"[ \t]{0,3}<(?:figure|picture)\b", body[at:at + 12], re.I):
+            close = _FIGURE_END.search(body, at)
+            end = _paragraph_end(body, close.end()) if close else end
+        at = _HEADINGS.match(body, end).end()
+        if at < len(body) and _CAPTION.match(body, at):
+            stop = _paragraph_end(body, at)
+            para = body[at:stop].strip()
+            if para.lower().startswith("<figcaption") or para[0] == para[-1] or para[-2:] in ("*.", "_."):
+                at = _HEADINGS.match(body, stop).end()
+    return at
+
+
+def opens_with_figure(body: str) -> bool:
+    """Whether ``body`` (past its headings) opens with a figure."""
+    return bool(_FIGURE.match(body, _HEADINGS.match(body).end()))
+
+
 def first_paragraph(body: str) -> tuple[int, int] | None:
-    """(start, end) of the first paragraph of ``body``, past any headings, where it is prose (not
-    a list, quote, table, code, admonition, HTML or abbreviation line); None otherwise."""
-    start = _HEADINGS.match(body).end()
+    """(start, end) of the first paragraph of ``body``, past any headings and the figures it opens
+    with (``figures_before_prose``), where it is prose (not a list, quote, table, code, admonition,
+    HTML or abbreviation line); None otherwise."""
+    start = figures_before_prose(body)
     if start >= len(body) or _NOT_PROSE.match(body, start):
         return None
-    blank = _BLANK.search(body, start)
-    return start, (blank.start() if blank else len(body))
+    return start, _paragraph_end(body, start)
 
 
 def _protected(text: str) -> list[tuple[int, int]]:
@@ -114,7 +159,8 @@ def sentence_end(text: str) -> int | None:
     None where no sentence ends before the paragraph does.
 
     A sentence ends at '.', '!' or '?' (with closing quotes, brackets or emphasis) followed by
-    the paragraph's end, or by a space and a capital, a digit or an opening mark.  Not at
+    the paragraph's end, or by a space and a capital, a digit or an opening mark; and at the CJK
+    '。', '！' and '？', whatever follows.  Not at
     "e.g.", "i.e.", "vs.", "Fig. 2" (ABBREVIATIONS), nor inside a decimal (3.35), code, a link
     or an HTML tag."""
     protected = _protected(text)
@@ -126,8 +172,14 @@ def sentence_end(text: str) -> int | None:
         if at < len(protected) and protected[at][0] <= pos < protected[at][1]:
             continue
         end = match.end()
+        if text[pos] in _CJK_END:  # CJK needs no space after a sentence, nor a capital
+            while end < len(text) and text[end] in _CLOSERS + _CJK_CLOSERS:
+                end += 1
+            return _SPACES.match(text, end).end()
         while end < len(text) and text[end] in _CLOSERS:
             end += 1
+        if end < len(text) and pos and CJK.match(text[pos - 1]) and CJK.match(text[end]):
+            return end  # an ASCII '?' or '!' between two CJK characters: Chinese typed with a Latin keyboard
         if end < len(text) and not text[end].isspace():
             continue
         after = _SPACES.match(text, end).end()
@@ -157,17 +209,57 @@ class Link:
 Visitor = Callable[[Link], str]
 
 
+class _Original:
+    """A match found in the masked text (``rewrite_links``), read back from the original text."""
+
+    def __init__(self, m: re.Match, text: str) -> None:
+        self.m, self.text = m, text
+
+    def group(self, name: str | int = 0) -> str | None:
+        start, end = self.m.span(name)
+        return None if start < 0 else self.text[start:end]
+
+
 def rewrite_links(markdown: str, visit: Visitor) -> str:
-    """``markdown`` with each link and image outside code replaced by what ``visit`` returns for it."""
-    out, at = [], 0
-    for start, end in code_regions(markdown) + [(len(markdown), len(markdown))]:
-        out.append(_LINKS.sub(lambda m: _one(m, visit), markdown[at:start]))
-        out.append(markdown[start:end])
+    """``markdown`` with each link and image outside code replaced by what ``visit`` returns for it.
+
+    Code is masked first (each character but a newline as U+0001, so offsets stay), then links are
+    found in the masked text: a code span inside a link's text ("[`nvcc`](nvcc.md)") is part of
+    the link, while a link inside code, or one whose destination holds code, is never changed."""
+    regions = code_regions(markdown)
+    if not regions:
+        return _LINKS.sub(lambda m: _one(m, visit), markdown)
+    masked, at = [], 0
+    for start, end in regions:
+        masked.append(markdown[at:start])
+        masked.append(re.sub(r"[^\n]", "\x01", markdown[start:end]))
         at = end
+    masked.append(markdown[at:])
+    out, at, first = [], 0, 0
+    for m in _LINKS.finditer("".join(masked)):
+        while first < len(regions) and regions[first][1] <= m.start():
+            first += 1
+        text = m.span("text") if m.group("text") is not None else m.span("rtext")
+        inside, i = True, first
+        while i < len(regions) and regions[i][0] < m.end():  # the code regions within the match
+            inside = inside and text[0] <= regions[i][0] and regions[i][1] <= text[1]
+            i += 1
+        if not inside:
+            continue  # code that is not inside the link's text: kept as typed
+        out.append(markdown[at:m.start()])
+        out.append(_one(_Original(m, markdown), visit))
+        at = m.end()
+    out.append(markdown[at:])
     return "".join(out)
 
 
-def _one(m: re.Match, visit: Visitor) -> str:
+def link_text_is_code(text: str) -> bool:
+    """Whether a link's text is one code span ("[`nvcc`](nvcc.md)"): it names an identifier, not a term."""
+    text = text.strip()
+    return len(text) > 1 and text[0] == "`" and text[-1] == "`" and bool(code_regions(text))
+
+
+def _one(m: re.Match | _Original, visit: Visitor) -> str:
     if m.group("dest") is not None:
         dest = m.group("dest")
         dest = dest[1:-1] if dest.startswith("<") else dest

@@ -20,22 +20,34 @@ from pathlib import Path
 from glossary.entries.errors import EntryError
 from glossary.entries.frontmatter import FRONT_MATTER_RE, split_front_matter
 from glossary.entries.markdown_budget import markup_problem
+from glossary.entries.scaffold import slugify
 from glossary.entries.model import (CLOCK_SLACK, MAX_ABBREVIATION_CHARS, MAX_ABBREVIATIONS, MAX_ALIASES,
                                     MAX_ENTRY_BYTES, MAX_SOURCES, MAX_SUMMARY_CHARS, MAX_TITLE_CHARS, Source)
 from glossary.importer import files
 from glossary.importer.markdown import leading_h1, plain_text
 from glossary.importer.report import FileReport, ImportReport
+from glossary.site.tooltips import is_acronym
 from measure.typed import SchemaError, describe, load
 
 # Several times the largest glossary we know of (a few hundred terms); past it the import stops
 # reading terms and says so.  Every other file the walk meets counts towards files.MAX_WALKED.
 MAX_IMPORT_FILES = 5_000
 TERM_SUFFIXES = (".md", ".markdown")
-# A section's landing page, not a term of its own.
+# A section's landing page, not a term of its own; and pages about the glossary, never a term.
 SECTION_PAGES = ("index", "_index", "readme")
+SITE_PAGES = ("contributors", "contributing", "authors", "changelog", "license", "code-of-conduct")
+# A page whose text is mostly list items (or table rows) that link somewhere lists pages: a landing page.
+LIST_SHARE = 0.6
+LIST_ITEMS = 4
+LIST_PROSE = 400  # ...with at most this many characters of other text (a term's definition is longer)
+_LINK_ITEM = re.compile(r"(?:[-*+]|\d+[.)]|\|)[ \t][^\n]*\]\(")
 _EMPTY_FRONT = re.compile(r"\A---[ \t]*\r?\n---[ \t]*(?:\r?\n|\Z)")
 # Front-matter keys this tool has; any other key is reported as not mapped.
 MAPPED_KEYS = ("title", "summary", "tags", "aliases", "abbreviations", "sources", "related")
+# Keys other glossaries give a term's short forms: read as this tool's ``abbreviations``.
+ABBREVIATION_KEYS = ("abbreviations", "abbreviation", "abbr", "acronym", "acronyms")
+# A title that ends in its abbreviation: "Streaming Multiprocessor (SM)", "Parallel Thread eXecution (PTX)".
+_TITLE_ABBREVIATION = re.compile(r"^(?P<name>.*\S)\s*[(\uff08](?P<abbr>[A-Z0-9][A-Za-z0-9+./-]{0,11})[)\uff09]$")
 
 
 @dataclass
@@ -55,11 +67,15 @@ class SourceTerm:
     sources: list[dict] = field(default_factory=list)
     related: list[str] = field(default_factory=list)  # front-matter related, as written (links resolve them)
     slug: str = ""
+    source_body: str = ""  # the body as read, before its heading left: notes find their lines in it
+    body_line: int = 1  # the line of the file the body starts on
 
 
-def read_terms(src: Path, report: ImportReport) -> list[SourceTerm]:
+def read_terms(src: Path, report: ImportReport, landing: set[str] | None = None) -> list[SourceTerm]:
     """Every term file of ``src`` read and its front-matter mapped; a file that cannot be read
-    gets an error note in ``report`` (and no SourceTerm)."""
+    gets an error note in ``report`` (and no SourceTerm).  Landing pages (``landing_page``) are
+    reported, not read as terms, and their paths added to ``landing``."""
+    landing = set() if landing is None else landing
     terms = []
     found = files.walk(src, TERM_SUFFIXES)
     for severity, message in found.notes:
@@ -70,16 +86,71 @@ def read_terms(src: Path, report: ImportReport) -> list[SourceTerm]:
                             f"imported at once: import it section by section", "error")
         paths = paths[:MAX_IMPORT_FILES]
     root = Path(os.path.realpath(src))
+    sections = _sections([rel for _, rel in paths])
     for path, rel in paths:
         file_report = FileReport(rel)
         report.files.append(file_report)
-        if Path(rel).stem.lower() in SECTION_PAGES:
-            file_report.note("file", "is a section's landing page, not a term; it was not imported")
-            continue
-        term = read_term(path, rel, file_report, root)
-        if term is not None:
-            terms.append(term)
+        why = landing_page(rel, sections)
+        if why is None:
+            term = read_term(path, rel, file_report, root)
+            why = None if term is None else listing_page(term.body)
+            if why is None:
+                if term is not None:
+                    terms.append(term)
+                continue
+        landing.add(rel)
+        file_report.notes.clear()
+        file_report.note("file", f"is a section's landing page, not a term ({why}); it was not imported, "
+                                 f"and its links give no aliases")
     return terms
+
+
+def _sections(rels: list[str]) -> dict[str, set[str]]:
+    """Section folders, as folder -> the slugs of the sections directly in it ('' for the top): a
+    section holds two term files or more, or a section of its own.  A folder of one term file is
+    that term's bundle ('warp/warp.md' beside its images), no section."""
+    counts: dict[str, int] = {}
+    for rel in rels:
+        if "/" in rel:
+            counts[rel.rsplit("/", 1)[0]] = counts.get(rel.rsplit("/", 1)[0], 0) + 1
+    folders = {f for f, n in counts.items() if n >= 2}
+    folders |= {f.rsplit("/", i)[0] for f in list(folders) for i in range(1, f.count("/") + 1)}
+    out: dict[str, set[str]] = {}
+    for f in folders:
+        parent, _, name = f.rpartition("/")
+        out.setdefault(parent, set()).add(slugify(name))
+        out.setdefault(f, set())
+    return out
+
+
+def landing_page(rel: str, sections: dict[str, set[str]]) -> str | None:
+    """Why the file at ``rel`` is a landing page by its name (None where its name is a term's):
+    'index.md', 'README.md', a page about the site ('contributors.md'), a file named like the
+    section folder it is in ('device-hardware/device-hardware.md') or like a section folder
+    beside it ('device-hardware.md' next to 'device-hardware/'); ``sections`` is ``_sections``."""
+    stem = slugify(Path(rel).stem)
+    parent = rel.rsplit("/", 1)[0] if "/" in rel else ""
+    if Path(rel).stem.lower() in SECTION_PAGES:
+        return f"{Path(rel).name} introduces its folder"
+    if stem in SITE_PAGES:
+        return "a page about the glossary itself"
+    if parent and parent in sections and stem == slugify(parent.rsplit("/", 1)[-1]):
+        return f"named like its folder {parent}/"
+    if stem in sections.get(parent, ()):
+        return f"named like the folder {(parent + '/' if parent else '')}{Path(rel).stem}/ beside it"
+    return None
+
+
+def listing_page(body: str) -> str | None:
+    """Why ``body`` is a page that lists other pages (None where it is a term's): at least LIST_ITEMS
+    list items or table rows with a link, holding LIST_SHARE or more of its text, and at most
+    LIST_PROSE characters of anything else."""
+    lines = [line.strip() for line in body.splitlines() if line.strip()]
+    items = [line for line in lines if _LINK_ITEM.match(line)]
+    text, listed = sum(map(len, lines)), sum(map(len, items))
+    if len(items) >= LIST_ITEMS and text and listed / text >= LIST_SHARE and text - listed <= LIST_PROSE:
+        return f"{len(items)} list items of links make up {listed / text:.0%} of its text"
+    return None
 
 
 def read_term(path: Path, rel: str, report: FileReport, root: Path) -> SourceTerm | None:
@@ -98,22 +169,22 @@ def read_term(path: Path, rel: str, report: FileReport, root: Path) -> SourceTer
         except EntryError as err:
             empty = FRONT_MATTER_RE.match(text) if err.message.startswith("the front-matter is empty") else None
             if empty:  # only comments: no keys to map
-                return _term(path, rel, {}, text[empty.end():], report)
+                return _term(path, rel, {}, text[empty.end():], report, text.count("\n", 0, empty.end()) + 1)
             report.fail("front-matter", err.message if err.key == "" else f"key '{err.key}': {err.message}")
             return None
     else:
         body = text
-    return _term(path, rel, meta, body, report)
+    return _term(path, rel, meta, body, report, text.count("\n", 0, len(text) - len(body)) + 1)
 
 
-def _term(path: Path, rel: str, meta: dict, body: str, report: FileReport) -> SourceTerm | None:
+def _term(path: Path, rel: str, meta: dict, body: str, report: FileReport, body_line: int = 1) -> SourceTerm | None:
     problem = markup_problem(body)
     if problem:
         report.fail("file", f"body line {problem[0] + 1}: {problem[1]}")
         return None
     parts = rel.split("/")
     term = SourceTerm(path=path, rel=rel, section=parts[0] if len(parts) > 1 else None, title="", body=body,
-                      report=report)
+                      report=report, source_body=body, body_line=body_line)
     map_front_matter(term, meta)
     _take_title(term, meta)
     return None if report.failed else term
@@ -172,12 +243,32 @@ def _take_title(term: SourceTerm, meta: dict) -> None:
     if len(term.title) > MAX_TITLE_CHARS:
         term.report.fail("title", f"the title is {len(term.title)} characters; at most {MAX_TITLE_CHARS} fit: "
                                   f"shorten it in the source")
+    else:
+        _title_abbreviation(term)
+
+
+def _title_abbreviation(term: SourceTerm) -> None:
+    """A title ending in its abbreviation ("Streaming Multiprocessor (SM)") gives the abbreviation
+    and the name without it, so prose that says either gets the tooltip."""
+    match = _TITLE_ABBREVIATION.match(term.title)
+    if not match or not is_acronym(match.group("abbr")):
+        return
+    name, abbr = match.group("name"), match.group("abbr")
+    added = []
+    if abbr.casefold() not in {a.casefold() for a in term.abbreviations} and len(term.abbreviations) < MAX_ABBREVIATIONS:
+        term.abbreviations.append(abbr)
+        added.append(f"abbreviation {abbr!r}")
+    if name.casefold() not in {a.casefold() for a in term.aliases} and len(term.aliases) < MAX_ALIASES:
+        term.aliases.append(name)
+        added.append(f"alias {name!r}")
+    if added:
+        term.report.note("aliases", f"the title ends in its abbreviation: {' and '.join(added)} added")
 
 
 def map_front_matter(term: SourceTerm, meta: dict) -> None:
     """Copy the keys this tool has into ``term``; note every other key, and every value left out."""
     report = term.report
-    unmapped = [str(k) for k in meta if k not in MAPPED_KEYS]
+    unmapped = [str(k) for k in meta if k not in MAPPED_KEYS + ABBREVIATION_KEYS]
     if unmapped:
         people = [k for k in unmapped if k.lower() in ("author", "authors", "reviewer", "reviewers", "contributors")]
         why = ("; authors are never copied: author and reviewer are 'pending' until the real people sign"
@@ -192,7 +283,14 @@ def map_front_matter(term: SourceTerm, meta: dict) -> None:
                                    f"{MAX_SUMMARY_CHARS} characters; the body's first sentence is used instead")
     term.tags = _texts(meta, "tags", report, 100, 1000)
     term.aliases = _texts(meta, "aliases", report, MAX_ALIASES, MAX_ABBREVIATION_CHARS)
-    term.abbreviations = _texts(meta, "abbreviations", report, MAX_ABBREVIATIONS, MAX_ABBREVIATION_CHARS)
+    for key in ABBREVIATION_KEYS:  # 'abbreviation: SM', 'acronym: [PTX]': this tool's abbreviations
+        for text in _texts(meta, key, report, MAX_ABBREVIATIONS, MAX_ABBREVIATION_CHARS):
+            if text.casefold() in {a.casefold() for a in term.abbreviations}:
+                continue
+            if len(term.abbreviations) == MAX_ABBREVIATIONS:
+                report.note("front-matter", f"{key}: more than {MAX_ABBREVIATIONS} abbreviations; {text!r} left out")
+                break
+            term.abbreviations.append(text)
     term.related = _texts(meta, "related", report, 1000, 1000)
     term.sources = _sources(meta.get("sources"), report)
 

@@ -17,10 +17,10 @@ from glossary.entries.lead import without_repeated_lead
 from glossary.entries.model import (MAX_ALIASES, MAX_RELATED, MAX_SUMMARY_CHARS, MAX_TAG_CHARS, MAX_TAGS,
                                     RESERVED_SLUGS, TAG_RE)
 from glossary.entries.scaffold import slugify
-from glossary.importer import aliases, files
+from glossary.importer import aliases, files, naming
 from glossary.importer.assets import Images
 from glossary.importer.links import Targets, TermLinks
-from glossary.importer.markdown import first_paragraph, plain_text, sentence_end, template_syntax
+from glossary.importer.markdown import first_paragraph, opens_with_figure, plain_text, sentence_end, template_syntax
 from glossary.importer.reading import SourceTerm, read_terms
 from glossary.importer.report import ImportReport
 from glossary.importer.writing import Draft, earlier_import, problem, render, sync_folder, write
@@ -33,19 +33,24 @@ class SourceFolderError(Exception):
 
 
 def import_glossary(src: Path, entries_dir: Path, *, dry_run: bool = False, overwrite: bool = False,
-                    progress: Progress | None = None) -> ImportReport:
+                    progress: Progress | None = None, renames: dict[str, str] | None = None,
+                    merges: dict[str, str] | None = None) -> ImportReport:
     """Import the Markdown terms under ``src`` as draft entries in ``entries_dir``; the report says
     what each file became and what did not map.  ``dry_run`` writes nothing; ``overwrite`` lets an
     entry written by an earlier import be replaced (never one written otherwise).  ``progress`` is
-    called with (done, total) as entries are written."""
+    called with (done, total) as entries are written.  ``renames`` (slug -> new slug) names terms
+    otherwise; ``merges`` (slug -> entry or imported slug) writes no entry for a term and points
+    every link to it at the other one."""
     src, entries_dir = Path(src), Path(entries_dir)
     if not src.is_dir():
         raise SourceFolderError(f"no folder to import at {src}")
     report = ImportReport(source_dir=src, entries_dir=entries_dir, dry_run=dry_run)
-    terms = read_terms(src, report)
-    writable = _name(terms, entries_dir, overwrite)
+    landing: set[str] = set()
+    terms = read_terms(src, report, landing)
     existing = {p.stem for p in entries_dir.glob("*.md")} if entries_dir.is_dir() else set()
-    targets = Targets({t.rel: t.slug for t in terms}, existing)
+    writable, merged = _name(terms, entries_dir, overwrite, renames or {}, merges or {}, existing, report)
+    targets = Targets({t.rel: t.slug for t in terms}, existing, landing, merged)
+    terms = [t for t in terms if t.slug not in merged]
     images = Images(src, entries_dir, dry_run)
     drafted = [_draft(t, targets, images, t.slug in writable) for t in terms]
     drafts = [d for d, _ in drafted]
@@ -62,12 +67,25 @@ def import_glossary(src: Path, entries_dir: Path, *, dry_run: bool = False, over
     return report
 
 
-def _name(terms: list[SourceTerm], entries_dir: Path, overwrite: bool) -> set[str]:
-    """Give each term a unique slug (noting clashes and renames); the slugs whose entry may be written."""
+def _name(terms: list[SourceTerm], entries_dir: Path, overwrite: bool, renames: dict[str, str],
+          merges: dict[str, str], existing_slugs: set[str], report: ImportReport) -> tuple[set[str], dict[str, str]]:
+    """Give each term a unique slug (noting clashes, renames and near-duplicates); (the slugs whose
+    entry may be written, merged slug -> the slug it was merged into)."""
     taken: dict[str, str] = {}
     writable = set()
+    merged: dict[str, str] = {}
     for term in terms:
         base = slugify(term.rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]) or slugify(term.title) or "term"
+        if base in merges:
+            into = merges[base] or base
+            merged[base] = into
+            term.slug, term.report.slug, term.report.entry = base, into, entries_dir / f"{into}.md"
+            term.report.note("slug", f"merged into {into!r} (--merge-into): no entry is written for it, and every "
+                                     f"link to it points at {into}.md; add what it says there by hand")
+            continue
+        if base in renames:
+            term.report.note("slug", f"renamed {base!r} -> {renames[base]!r} (--rename)")
+            base = renames[base]
         section = slugify(term.section or "")
         candidates = [base]
         if base in RESERVED_SLUGS:
@@ -91,15 +109,51 @@ def _name(terms: list[SourceTerm], entries_dir: Path, overwrite: bool) -> set[st
             term.report.fail("slug", f"{existing} is {what}, not an entry file; nothing is written over it: "
                                      f"remove it and import again")
             continue
-        if existing.exists() and not (overwrite and earlier_import(existing)):
-            why = ("" if overwrite else "; --overwrite replaces entries an earlier import wrote") if \
-                earlier_import(existing) else "; it was not written by `glossary import`"
-            term.report.fail("slug", f"{existing} already exists and is not overwritten{why}")
+        if existing.exists() and not earlier_import(existing):
+            # an entry of the project's own: the term is imported under another slug, never over it
+            other = next(c for c in itertools.chain(candidates[1:], [f"{base}-term"], numbered)
+                         if c not in taken and c not in RESERVED_SLUGS and not (entries_dir / f"{c}.md").exists())
+            del taken[slug]
+            term.report.note("slug", f"{existing} already exists (an entry not written by `glossary import`), so "
+                                     f"this term became {other!r}: `--merge-into {slug}` merges it into that entry "
+                                     f"instead, `--rename {slug}=NEW` names it")
+            slug = other
+            taken[slug] = term.rel
+            term.slug = term.report.slug = slug
+            term.report.entry = existing = entries_dir / f"{slug}.md"
+        if existing.exists() and not overwrite:
+            term.report.fail("slug", f"{existing} already exists and is not overwritten; --overwrite replaces "
+                                     f"entries an earlier import wrote")
             continue
         if existing.exists():
             term.report.note("slug", f"replaces {existing}, written by an earlier import")
         writable.add(slug)
-    return writable
+    bases = {slugify(t.rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]) for t in terms}
+    for option, asked in (("--rename", renames), ("--merge-into", merges)):
+        for old in sorted(set(asked) - bases):
+            report.note("slug", f"{option} {old}: no term of the folder has the slug {old!r}; nothing was "
+                                f"renamed or merged", "error")
+    for slug, into in merged.items():
+        if into not in taken and into not in existing_slugs:
+            term = next(t for t in terms if t.slug == slug)
+            term.report.fail("slug", f"--merge-into {slug}={into}: {into!r} is neither an entry nor an imported term")
+    _near_duplicates(terms, existing_slugs, taken, set(merged))
+    return writable, merged
+
+
+def _near_duplicates(terms: list[SourceTerm], existing: set[str], taken: dict[str, str], merged: set[str]) -> None:
+    """Note each imported slug that is nearly another one, of an entry already there or of
+    another imported term ('bank-conflict' and 'bank-conflicts', 'roofline-model' and 'roofline')."""
+    where = {slug: f"the existing entry {slug!r}" for slug in existing}
+    where.update({slug: f"{slug!r}, imported from {rel}" for slug, rel in taken.items()})
+    near = naming.near_duplicates(where)
+    for term in terms:
+        if term.slug in merged or term.slug not in taken:
+            continue
+        for other in near.get(term.slug, []):
+            term.report.note("slug", f"{term.slug!r} is nearly {where[other]}: check they are not one term "
+                                     f"(`--merge-into {term.slug}={other}` merges it, `--rename {term.slug}=NEW` "
+                                     f"names it)")
 
 
 def _tags(term: SourceTerm) -> list[str]:
@@ -131,6 +185,9 @@ def _summary(term: SourceTerm, links: TermLinks) -> tuple[str, str]:
                                     "sentence to take; the summary is a TODO to write")
         return todo, body
     start, stop = para
+    if opens_with_figure(body):
+        term.report.note("summary", "the body opens with a figure; the summary is the first sentence of the prose "
+                                    "after it, and the figure stays where it was")
     end = sentence_end(body[start:stop])
     whole = end is None
     end = stop - start if whole else end
@@ -156,7 +213,8 @@ def _summary(term: SourceTerm, links: TermLinks) -> tuple[str, str]:
 def _draft(term: SourceTerm, targets: Targets, images: Images,
            writable: bool) -> tuple[Draft, list[tuple[str, str]]]:
     """The term's entry, and the (link text, slug) of each link it makes to another term."""
-    links = TermLinks(term.rel, term.slug, targets, images, term.report, copying=writable)
+    links = TermLinks(term.rel, term.slug, targets, images, term.report, copying=writable,
+                      source_body=term.source_body, body_line=term.body_line)
     summary, body = _summary(term, links)
     body = links.run(body)
     if template_syntax(body):
@@ -182,7 +240,9 @@ def _draft(term: SourceTerm, targets: Targets, images: Images,
     return draft, links.uses
 
 
-_QUESTION = re.compile(r"(?i)^(?:what|how|why|when|which|who)\b.*\?$")
+_QUESTION = re.compile(r"(?i)^(?:what|how|why|when|which|who)\b.*\?$|^什么(?:是|叫).+[？?]$|^.+是什么[？?]$")
+# "什么是线程束？", "什么叫线程束？", "线程束是什么？": the term is what the question asks about.
+_WHAT_IS_CJK = re.compile(r"^(?:什么(?:是|叫)(?P<after>.+?)|(?P<before>.+?)是什么)[？?]$")
 _WHAT_IS = re.compile(r"(?i)^(?:what|who)\s+(is|are)\s+(?:(?:a|an|the)\s+)?(.+?)\s*\?$")
 
 
@@ -194,9 +254,12 @@ def _question_alias(term: SourceTerm) -> list[str]:
         return []
     name = " ".join(re.split(r"[-_\s]+", term.rel.rsplit("/", 1)[-1].rsplit(".", 1)[0])).strip()
     where = "its file name"
-    if _QUESTION.match(name + "?"):
+    cjk = _WHAT_IS_CJK.match(term.title)
+    if cjk:  # the file name of a translation is the English one: the question names the term itself
+        name, where = (cjk.group("after") or cjk.group("before")).strip(), "the question"
+    elif _QUESTION.match(name + "?"):
         asked = _WHAT_IS.match(term.title)
-        name, where = ("", "") if asked is None else (_singular(asked.group(2)) if asked.group(1).lower() == "are"
+        name, where = ("", "") if asked is None else (naming.singular(asked.group(2)) if asked.group(1).lower() == "are"
                                                        else asked.group(2), "the question")
     spellings = [term.title, *term.abbreviations, *term.aliases]
     if not name or any(s.casefold() == name.casefold() for s in spellings) or len(term.aliases) >= MAX_ALIASES:
@@ -206,21 +269,13 @@ def _question_alias(term: SourceTerm) -> list[str]:
     return [name]
 
 
-def _singular(words: str) -> str:
-    """'tensor cores' -> 'tensor core', 'caches' -> 'cache', 'latencies' -> 'latency' (the last word)."""
-    for plural, one in (("ies", "y"), ("sses", "ss"), ("ches", "ch"), ("shes", "sh"), ("xes", "x"), ("s", "")):
-        if words.endswith(plural) and not words.endswith("ss"):
-            return words[:-len(plural)] + one
-    return words
-
-
 def _add_aliases(terms: list[SourceTerm], drafts: list[Draft], links: list[list[tuple[str, str]]]) -> None:
     named = [aliases.Named(d.slug, d.title, (d.title, *d.abbreviations, *d.aliases), len(d.aliases))
              for d in drafts]
-    uses: dict[str, list[str]] = {}
-    for made in links:
+    uses: dict[str, list[tuple[str, str]]] = {}
+    for draft, made in zip(drafts, links):
         for text, slug in made:
-            uses.setdefault(slug, []).append(text)
+            uses.setdefault(slug, []).append((text, draft.slug))
     new, left = aliases.choose(named, uses)
     for term, draft in zip(terms, drafts):
         draft.aliases += new.get(draft.slug, [])

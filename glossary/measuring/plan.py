@@ -91,6 +91,20 @@ def plan(entries: list[Entry], gpus: list[dict], *, only_stale: bool = True,
     return jobs
 
 
+def ready_gpus(gpus: str, available: list[dict] | None, target: str) -> list[dict]:
+    """The GPUs ``gpus`` chooses among ``available`` (this machine's where None), once it is sure
+    author code can be confined here; NoGPU, NoSandbox or pool.PoolError say why not."""
+    if available is None:
+        available, why = available_gpus()
+        if not available:
+            raise NoGPU(why)
+    chosen = pool.select_gpus(gpus, available)
+    why = sandbox_problem() if target == pool.HARNESS else None
+    if why:
+        raise NoSandbox(why)
+    return chosen
+
+
 def measure_entries(entries: list[Entry], log: logging.Logger, *, only_stale: bool = True,
                     gpus: str = "all", shard: tuple[int, int] | None = None,
                     deadline_s: float = pool.DEFAULT_DEADLINE_S, target: str = pool.HARNESS,
@@ -109,17 +123,39 @@ def measure_entries(entries: list[Entry], log: logging.Logger, *, only_stale: bo
     ``carry`` (``glossary.verdicts.trust.counters_to_carry`` bound to the project's trust)
     lets unchanged counters be kept instead of profiled again.
     """
-    if available is None:
-        available, why = available_gpus()
-        if not available:
-            raise NoGPU(why)
-    chosen = pool.select_gpus(gpus, available)
-    why = sandbox_problem() if target == pool.HARNESS else None
-    if why:
-        raise NoSandbox(why)
+    chosen = ready_gpus(gpus, available, target)
     with pool.hold_gpus(chosen, lambda line: log.info("%s", line)):
         return _measure(entries, log, chosen, only_stale=only_stale, shard=shard, deadline_s=deadline_s,
                         target=target, say=say, on_done=on_done, on_configs=on_configs, carry=carry)
+
+
+def remeasure(entries: list[Entry], log: logging.Logger, *, gpus: str = "all",
+              deadline_s: float = pool.DEFAULT_DEADLINE_S, target: str = pool.HARNESS,
+              available: list[dict] | None = None, say: Callable[[str, str], None] | None = None,
+              on_done: Callable[[pool.Outcome], None] | None = None) -> list[pool.Outcome]:
+    """Measure ``entries`` again on this machine's GPUs, every one whatever its recorded result,
+    counters profiled anew, and record nothing: each outcome goes to ``on_done`` as its job ends,
+    and all are returned (``glossary reproduce``).
+
+    The same pool, sandbox and job check as ``measure_entries``; a result that is not the job's
+    comes back as a failure."""
+    chosen = ready_gpus(gpus, available, target)
+    assigned = {g["index"]: g for g in chosen}
+    checked: list[pool.Outcome] = []
+
+    def done(outcome: pool.Outcome) -> None:
+        mismatch = job_mismatch(outcome.job, outcome.result, assigned.get(outcome.gpu)) if outcome.ok else None
+        outcome = dataclasses.replace(outcome, result=None, error=mismatch) if mismatch else outcome
+        checked.append(outcome)
+        if on_done is not None:
+            on_done(outcome)
+
+    with pool.hold_gpus(chosen, lambda line: log.info("%s", line)):
+        jobs = plan(entries, chosen, only_stale=False)
+        if jobs:
+            pool.Pool(chosen, deadline_s=deadline_s, target=target, on_done=done,
+                      say=say or (lambda who, line: log.info("[%s] %s", who, line))).run(jobs)
+    return checked
 
 
 def _measure(entries: list[Entry], log: logging.Logger, chosen: list[dict], *, only_stale: bool,

@@ -16,7 +16,7 @@ from glossary.entries import lessons
 from glossary.entries.model import Entry, sha256
 from glossary.figures import cite, fmt
 from glossary.figures.views import DeviceView
-from glossary.site import plots, tags
+from glossary.site import plots, reproduced, tags
 from glossary.verdicts import claims
 from glossary.verdicts.assess import Assessment
 from glossary.verdicts.gate import Verdict, is_real_name
@@ -45,6 +45,8 @@ class PageModel:
     # (device key, link) of each imported result that says where a reader can read its source
     # (imported_from_url): an http(s) URL or a docs-relative file under assets/, which the site publishes.
     import_sources: tuple[tuple[str, str], ...] = ()
+    # device key -> what the page says of other nodes' reproductions of its record (glossary.site.reproduced)
+    reproduced: dict = field(default_factory=dict)
 
     @classmethod
     def of(cls, judged: Assessment, related: tuple[Entry, ...], preview: bool) -> "PageModel":
@@ -56,7 +58,8 @@ class PageModel:
                    author_key=judged.author_key, mode=judged.mode,
                    refused_by=tuple(dict.fromkeys(f.check for f in judged.refusals)),
                    import_sources=tuple(sorted((key, r.imported_from_url) for key, r in judged.results.items()
-                                               if r.imported and r.imported_from_url)))
+                                               if r.imported and r.imported_from_url)),
+                   reproduced=reproduced.items(judged.entry, judged.results, judged.reproductions))
 
 
 def signatures(model: PageModel) -> dict:
@@ -156,6 +159,7 @@ def entry_context(model: PageModel, catalog: dict[int, lessons.CatalogLesson],
             "claims": by_device,
             "verdict_lines": {d.key: verdict_line(d, by_device.get(d.key, []), floor_claims, link_claims) for d in model.devices},
             "results": {d.key: f"{entry.slug}/results/{d.key}.json" for d in model.devices},
+            "reproduced": model.reproduced,
             **related_items(model.related),
             "lessons": lessons.resolve(list(meta.lessons), catalog, by_day, entry.slug),
             "sources": source_items(meta.sources, model.cited),
@@ -217,9 +221,9 @@ def verdict_line(view: DeviceView, summaries: list[claims.ClaimSummary], floor_c
             parts.append(f"{judged[0].short} runs at {fmt.percent(judged[0].fraction_of_floor)} of the copy floor")
         elif linked:
             parts.append(f"{linked[0].short} runs at {fmt.percent(linked[0].of_link)} of the link floor")
-        elif head.roofline is not None:
+        elif head.roofline is not None and head.roofline.source == "peer":  # a cited peak sums up nothing measured
             roof = head.roofline
-            parts.append(f"compute ceiling {fmt.rate(roof.compute_gflops, 'GFLOP/s')}, ridge at "
+            parts.append(f"compute ceiling {fmt.flops(roof.compute_gflops)}, ridge at "
                          f"{fmt.significant(roof.ridge, 3)} FLOP/B")
         elif head.ratios:
             q = head.ratios[0]

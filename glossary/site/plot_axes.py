@@ -1,16 +1,32 @@
-"""The size axis the sweep panels of ``glossary.site.plots`` share: a log2 axis of working set or
-elements, its ticks, and the L2 size marked where it bears on the figures (pure)."""
+"""What the panels of ``glossary.site.plots`` share: the colours, a variant's name in a plot, a
+line series, and the size axis of the sweep panels: a log2 axis of working set or elements, its
+ticks, and the L2 size marked where it bears on the figures (pure)."""
 
 from __future__ import annotations
 
 import math
 
 from glossary.figures import fmt
-from glossary.figures.views import DeviceView, SizeView
+from glossary.figures.views import DeviceView, SizeView, VariantRow
 from glossary.site import svgplot
 from measure import units
 
 L2_COLOR = "#b0006d"
+FLOOR_COLOR = "#5f6368"
+PALETTE = ("#1f6fb4", "#e07b00", "#2a9d3f", "#c62828", "#7b52ab", "#8c564b", "#00838f", "#827717")
+
+
+def display_name(row: VariantRow) -> str:
+    """The variant's name in a plot's visible text (bar names, legends, point keys), where room is
+    tight: the spec's short label where it has one, else its label.  Hover titles have room and
+    take the full name (``row.display``), as the headline table does."""
+    return getattr(row, "short", None) or row.label
+
+
+def line(points, color: str, label: str | None, marker: str | None = None, dash: str = "-",
+          marker_size: float = 4.0, titles=(), title: str | None = None) -> svgplot.Series:
+    return svgplot.Series(xs=tuple(p[0] for p in points), ys=tuple(p[1] for p in points), color=color, label=label,
+                          dash=dash, marker=marker, marker_size=marker_size, titles=tuple(titles), title=title)
 
 
 def x_is_bytes(view: DeviceView) -> bool:

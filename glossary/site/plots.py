@@ -18,20 +18,13 @@ from pathlib import Path
 from typing import Collection
 from urllib.parse import urljoin, urlsplit
 
-from glossary.figures import fmt
-from glossary.site import plot_axes, svgplot
-from glossary.site.plot_axes import L2_COLOR, marks_l2, size_panel, size_xs, x_is_bytes
+from glossary.figures import fmt, quantity
+from glossary.site import plot_axes, plot_roofline, svgplot
+from glossary.site.plot_axes import (FLOOR_COLOR, PALETTE, display_name, marks_l2,  # noqa: F401
+                                     size_panel, size_xs, x_is_bytes)
+from glossary.site.plot_axes import line as _line
 from glossary.figures.views import DeviceView, SizeView, VariantRow
 
-FLOOR_COLOR = "#5f6368"
-PALETTE = ("#1f6fb4", "#e07b00", "#2a9d3f", "#c62828", "#7b52ab", "#8c564b", "#00838f", "#827717")
-
-
-def display_name(row: VariantRow) -> str:
-    """The variant's name in a plot's visible text (bar names, legends, point keys), where room is
-    tight: the spec's short label where it has one, else its label.  Hover titles have room and
-    take the full name (``row.display``), as the headline table does."""
-    return getattr(row, "short", None) or row.label
 
 
 def _figures(row: VariantRow, floor: float | None, floor_name: str = "copy floor") -> str:
@@ -65,16 +58,18 @@ def alt_text(view: DeviceView) -> str:
     names = (", ".join(display_name(r) for r in rows) if len(rows) <= 6 else
              f"{len(rows)} versions, from {display_name(rows[0])} to {display_name(rows[-1])},")
     floor = view.headline.plot_floor[1] if view.headline else "copy floor"
-    text = f"GB/s of {names} on {view.gpu} against the {floor}"
-    if _sweep(view):
-        text += ", and GB/s" + (" and speedup" if any(s.ratios for s in view.sizes) else "")
-        text += " across the size sweep"
+    unit = view.lead_unit
+    text = f"{unit} of {names} on {view.gpu}" + (f" against the {floor}" if view.quantity == "gbps" else "")
+    swept = _sweep(view) and not (view.quantity == "time" and _launch_rows(view))
+    across = ([unit] if swept else []) + (["speedup"] if _sweep(view) and any(s.ratios for s in view.sizes) else [])
+    if across:
+        text += f", and {' and '.join(across)} across the size sweep"
         if marks_l2(view):
             text += " with the L2 size marked"
     for t in _point_sweeps(view.headline):
         text += f"; GB/s across the {t.names[0]} sweep at {view.headline.label}"
     if view.headline and view.headline.roofline:
-        text += "; the measured roofline (GFLOP/s against FLOP per byte, log-log) with the ridge point marked"
+        text += "; the roofline (TFLOP/s against FLOP per byte, log-log) with the ridge point marked"
     if _launch_rows(view):
         text += "; host and GPU time per launch across the sweep"
     return text
@@ -89,15 +84,17 @@ def device_panels(view: DeviceView) -> list[svgplot.Panel]:
     """The panels ``device_svg`` draws, in order (those with no data are left out when drawn)."""
     if not has_plot(view):
         raise ValueError(f"{view.gpu}: no successful measurement to plot")
-    panels = [_bars(view.headline)]
+    panels = [_bars(view.headline, view.quantity)]
     panels += [_point_panel(view.headline, t) for t in _point_sweeps(view.headline)]
+    # a time-per-launch panel draws the GPU's time per launch across the sweep already
     if _sweep(view):
-        panels.append(_sweep_panel(view))
+        if not (view.quantity == "time" and _launch_rows(view)):
+            panels.append(_sweep_panel(view))
         if any(s.ratios for s in view.sizes):
             panels.append(_ratios(view))
     # Panels beyond the GB/s ones (roofline, launches) go to the right, same height.
     if view.headline is not None and view.headline.roofline is not None:
-        panels.append(_roofline(view))
+        panels.append(plot_roofline.panel(view))
     if _launch_rows(view):
         panels.append(_launches(view))
     return panels
@@ -114,7 +111,7 @@ def cache_key(view: DeviceView) -> str:
     return h.hexdigest()
 
 
-_SOURCE_HASH = hashlib.sha256(b"".join(Path(m.__file__).read_bytes() for m in (svgplot, plot_axes))
+_SOURCE_HASH = hashlib.sha256(b"".join(Path(m.__file__).read_bytes() for m in (svgplot, plot_axes, plot_roofline))
                               + Path(__file__).read_bytes()).hexdigest()
 
 
@@ -158,17 +155,21 @@ def _sweep(view: DeviceView) -> bool:
     return len([s for s in view.sizes if s.rows]) > 1
 
 
-def _bars(size: SizeView) -> svgplot.Panel:
-    """GB/s per variant as horizontal bars, the copy floor (the link floor for copies across the host
-    link: ``plot_floor``) as a dashed line with its value.
+def _bars(size: SizeView, lead: str = "gbps") -> svgplot.Panel:
+    """The lead quantity per variant as horizontal bars (``glossary.figures.quantity``): GB/s with
+    the copy floor (the link floor for copies across the host link: ``plot_floor``) as a dashed line
+    with its value, TFLOP/s, or GPU µs per launch; only GB/s has a floor to draw.
 
     Names that would take more than a third of the panel go above their bars instead of
     beside them, so the bars keep the panel's width."""
     rows = list(size.rows)
-    floor_gbps, floor_name = size.plot_floor
+    floor_gbps, floor_name = size.plot_floor if lead == "gbps" else (None, "")
+    each, millis = quantity.per_launch(rows), quantity.in_ms(rows)
+    values = [quantity.value(lead, r, each, millis) or 0.0 for r in rows]
+    unit = quantity.unit(lead, rows, millis)
     n = len(rows)
     ys = list(range(n))[::-1]
-    top = max([r.gbps for r in rows] + [floor_gbps or 0.0])
+    top = max(values + [floor_gbps or 0.0])
     names = [display_name(r) for r in rows]
     above = max(svgplot.text_width(t) for t in names) > svgplot.PANEL_WIDTH / 3
     row_px = 2 * svgplot.FONT + 12 if above else svgplot.FONT + 9  # a bar (and its name) per row
@@ -177,19 +178,19 @@ def _bars(size: SizeView) -> svgplot.Panel:
     f = (svgplot.FONT + 10) / height
     edge = n - 1 + (0.75 if above else 0.3)
     panel = svgplot.Panel(width=svgplot.PANEL_WIDTH, height=height,
-                          title=f"GB/s at {size.label}", xlabel="GB/s",
+                          title=quantity.title(lead, rows, f"at {size.label}"), xlabel=unit,
                           xlim=(0.0, top * 1.22), ylim=(-0.6, (edge + 0.6 * f) / (1 - f)),
                           yticks=() if above else tuple(zip(ys, names)))
-    for i, (y, r, name) in enumerate(zip(ys, rows, names)):
-        panel.bars.append(svgplot.Bar(y=y, value=r.gbps, color=PALETTE[i % len(PALETTE)],
+    for i, (y, r, name, v) in enumerate(zip(ys, rows, names, values)):
+        panel.bars.append(svgplot.Bar(y=y, value=v, color=PALETTE[i % len(PALETTE)],
                                       height=0.42 if above else 0.62,
                                       title=f"{r.display}: {_figures(r, floor_gbps, floor_name)}"))
         if above:
             panel.labels.append(svgplot.Label(x=0.0, y=y + 0.21, text=name, dx=1, dy=-4))
         # inside the bar's end where it fits, so the value never crosses the floor line
-        inside = r.gbps > 0.3 * top
+        inside = v > 0.3 * top
         panel.labels.append(svgplot.Label(
-            x=r.gbps, y=y, text=fmt.significant(r.gbps), anchor="end" if inside else "start",
+            x=v, y=y, text=fmt.significant(v), anchor="end" if inside else "start",
             color="white" if inside else svgplot.INK, dx=-4 if inside else 4, dy=svgplot.FONT * 0.35))
     if floor_gbps:
         floor = fmt.rate(floor_gbps)
@@ -202,22 +203,40 @@ def _bars(size: SizeView) -> svgplot.Panel:
 
 
 def _sweep_panel(view: DeviceView) -> svgplot.Panel:
+    """The lead quantity across the size sweep, a line per variant (log y for times and FLOP rates,
+    which span decades); GB/s with the floor."""
     sizes = [s for s in view.sizes if s.rows]
     xs = size_xs(view, sizes)
-    panel = size_panel(view, xs, "GB/s across the size sweep", ylabel="GB/s")
+    lead = view.quantity
+    each = quantity.per_launch(sizes[0].rows)
+    millis = quantity.in_ms([r for s in sizes for r in s.rows])
+    unit = quantity.unit(lead, sizes[0].rows, millis)
+    panel = size_panel(view, xs, quantity.title(lead, sizes[0].rows, "across the size sweep"), ylabel=unit,
+                       **({} if lead == "gbps" else {"yscale": svgplot.Scale(log=True)}))
     for i, first in enumerate(sizes[0].rows):
         name = display_name(first)
-        found = [(x, s, r) for x, s in zip(xs, sizes) for r in s.rows if r.name == first.name]
-        panel.series.append(_line([(x, r.gbps) for x, _, r in found], PALETTE[i % len(PALETTE)], name, marker="o",
+        found = [(x, s, r) for x, s in zip(xs, sizes) for r in s.rows if r.name == first.name
+                 and quantity.value(lead, r, each, millis) is not None]
+        panel.series.append(_line([(x, quantity.value(lead, r, each, millis)) for x, _, r in found],
+                                  PALETTE[i % len(PALETTE)],
+                                  name, marker="o",
                                   titles=[f"{r.display} at {_at(view, s)}: {_figures(r, *s.plot_floor)}"
                                           for x, s, r in found]))
-    floor = [(x, s) for x, s in zip(xs, sizes) if s.plot_floor[0]]
-    if floor:
-        name = floor[-1][1].plot_floor[1]
-        panel.series.append(_line([(x, s.plot_floor[0]) for x, s in floor], FLOOR_COLOR, name,
-                                  marker="s", dash="--", marker_size=3,
-                                  titles=[f"{s.plot_floor[1]} at {_at(view, s)}: {fmt.rate(s.plot_floor[0])}"
-                                          for _, s in floor]))
+    head = view.headline
+    value, name = head.plot_floor if head is not None and lead == "gbps" else (None, "")
+    if value:
+        # The floor the page shows, once: a property of the card measured with large copies, drawn
+        # only where the working set is past the L2 (DRAM's regime), never across the L2's sizes.
+        text = f"{name} {fmt.rate(value)}"
+        if marks_l2(view):
+            past = [x for x in xs if x >= view.l2_bytes]
+            if past:
+                panel.series.append(_line([(max(view.l2_bytes, min(xs)), value), (max(xs), value)], FLOOR_COLOR,
+                                          text + " (DRAM)", dash="--",
+                                          title=f"{name}: {fmt.rate(value)}, measured with copies past the L2"))
+        else:
+            panel.refs.append(svgplot.RefLine(value, at_x=False, color=FLOOR_COLOR, dash="--", label=text,
+                                              title=f"{name}: {fmt.rate(value)}"))
     return panel
 
 
@@ -275,43 +294,6 @@ def _ratios(view: DeviceView) -> svgplot.Panel:
     return panel
 
 
-def _roofline(view: DeviceView) -> svgplot.Panel:
-    """Log-log: the roof min(bandwidth x intensity, compute ceiling), each variant's point, the ridge.
-
-    Points are numbered, and the legend under the panel names each number: sixteen variants
-    cannot each have a colour of their own."""
-    size = view.headline
-    roof = size.roofline
-    rows = [r for r in size.rows if r.intensity is not None and r.gflops is not None]
-    xs = [r.intensity for r in rows]
-    lo, hi = min(xs + [roof.ridge]) / 2, max(xs + [roof.ridge]) * 2
-    panel = svgplot.Panel(width=svgplot.PANEL_WIDTH, title=f"Measured roofline at {size.label}",
-                          xlabel="arithmetic intensity (FLOP/byte)", ylabel="GFLOP/s",
-                          xscale=svgplot.Scale(log=True, base=2), yscale=svgplot.Scale(log=True), grid="xy",
-                          legend=())  # always under the axes: a legend of every variant covers the points
-    # two straight pieces in log-log: the bandwidth slope up to the ridge, then flat
-    panel.series.append(_line([(x, roof.roof(x)) for x in (lo, roof.ridge, hi)], FLOOR_COLOR, "measured roof",
-                              title=f"measured roof: {fmt.rate(roof.bandwidth_gbps)} up to "
-                                    f"{fmt.rate(roof.compute_gflops, 'GFLOP/s')}"))
-    # Points only: variants at the same intensity (scalar and 16-byte, one chain and several)
-    # would make a line through them in spec order zigzag.
-    numbered = len(rows) > 1
-    for i, r in enumerate(rows):
-        name = display_name(r)
-        key = f"{i + 1}: {name}" if numbered else name
-        title = (f"{r.display}: {fmt.duration(r.ms)}, {fmt.rate(r.gflops, 'GFLOP/s')} at "
-                 f"{fmt.significant(r.intensity, 3)} FLOP/B ({fmt.percent(roof.fraction(r))} of the roof)")
-        panel.series.append(_line([(r.intensity, r.gflops)], PALETTE[i % len(PALETTE)], key, marker="o",
-                                  dash="none", marker_size=5, titles=[title]))
-        if numbered:
-            panel.labels.append(svgplot.Label(x=r.intensity, y=r.gflops, text=str(i + 1), dx=5, dy=-4, bold=True, avoid=True,
-                                              color=PALETTE[i % len(PALETTE)]))
-    ridge = f"{fmt.significant(roof.ridge, 3)} FLOP/B"
-    panel.refs.append(svgplot.RefLine(roof.ridge, at_x=True, color=L2_COLOR, dash=":", width=1.4,
-                                      label=f"ridge {ridge}"))
-    return panel
-
-
 def _launch_rows(view: DeviceView) -> list[VariantRow]:
     """The variants the time-per-launch panel draws: host-timed, with several launches.  None (a
     single copy or kernel per variant: its time is the tables' time) means no such panel."""
@@ -338,12 +320,6 @@ def _launches(view: DeviceView) -> svgplot.Panel:
                 titles=[f"{r.display}, {clock} time at {_at(view, s)}: {fmt.duration(us(r) / 1000)} per launch"
                         for x, s, r in found]))
     return panel
-
-
-def _line(points, color: str, label: str | None, marker: str | None = None, dash: str = "-",
-          marker_size: float = 4.0, titles=(), title: str | None = None) -> svgplot.Series:
-    return svgplot.Series(xs=tuple(p[0] for p in points), ys=tuple(p[1] for p in points), color=color, label=label,
-                          dash=dash, marker=marker, marker_size=marker_size, titles=tuple(titles), title=title)
 
 
 # An <img> as glossary.site.sanitize writes it: every attribute double-quoted, its value escaped.

@@ -29,7 +29,7 @@ import jinja2
 import jinja2.filters
 from jinja2.sandbox import SandboxedEnvironment
 
-from glossary.site import counts, export, images, tags, tooltips
+from glossary.site import counts, export, hidden_links, images, initials, tags, tooltips
 from glossary.figures import fmt
 from glossary.figures.fmt import CONTROLS, one_line, plain_text
 from glossary.site import page
@@ -216,6 +216,8 @@ def make_env(templates_dir: Path) -> SandboxedEnvironment:
         significant=_number(fmt.significant),
         duration=_number(fmt.duration),
         rate=_number(fmt.rate),
+        flops=_number(fmt.flops),
+        tflops=_number(fmt.tflops_number),
         ratio=_number(fmt.ratio),
         percent=_number(fmt.percent),
         text=_text,
@@ -261,14 +263,10 @@ def cite_imports(devices: list, links: dict[str, str]) -> list:
     return out
 
 
-# Link text holds no bracket: "[^\]]+" would rescan the rest of a line from every "[" (quadratic on
-# a line of 20,000 of them); "[^\[\]]+" stops at the next one, so the scan is linear.
-_LINK = re.compile(r"(?<!!)\[([^\[\]]+)\]\((?:\./)?([a-z0-9-]+)\.md(?:#[^)\s]*)?\)")
-
-
 def unlink(markdown: str, hidden: set[str]) -> str:
-    """Turn Markdown links to entries that are not on the site into their plain text."""
-    return _LINK.sub(lambda m: m.group(1) if m.group(2) in hidden else m.group(0), markdown)
+    """Turn links to entries that are not on the site into their plain text, in every form
+    (``glossary.site.hidden_links``: inline, reference and HTML links; code left as typed)."""
+    return hidden_links.unlink(markdown, hidden)
 
 
 def render_index(env: SandboxedEnvironment, models: list[PageModel], site_name: str = "Glossary",
@@ -279,11 +277,12 @@ def render_index(env: SandboxedEnvironment, models: list[PageModel], site_name: 
     signatures; ``drafts`` are the entries the site leaves out); a preview's home never says its drafts
     are signed or published."""
     rows = []
-    for m in sorted(models, key=lambda m: index_term(m.entry).casefold()):
+    # by letter first: a Han title is filed under its pinyin initial, among the Latin ones (initials)
+    for m in sorted(models, key=lambda m: initials.sort_key(index_term(m.entry))):
         title, term = m.entry.title, index_term(m.entry)
         rows.append({
             "slug": m.entry.slug, "title": title, "summary": m.entry.meta.summary.strip(),
-            "letter": term[:1].upper() if term[:1].isalpha() else "#",
+            "letter": initials.letter(term), "anchor": initials.anchor(initials.letter(term)),
             "devices": [device_label(d) for d in m.devices if d.status == "ok"],
             "draft": not m.verdict.publishable,
             "tags": [{"name": t, "path": tags.tag_path(t)} for t in m.entry.meta.tags],

@@ -164,13 +164,15 @@ def _stray_reason(rel: str, path: Path, entries: dict) -> str | None:
             return "is a page outside the publish gate; assets/ holds styles and images, it is not published"
         return None
     entry = entries.get(parts[0])
+    if entry is None and (path.parents[len(parts) - 1] / f"{parts[0]}.md").is_file():
+        return None  # the folder of an entry that did not parse: that entry's error is the one to fix
     if entry is None:
         return "is in no entry's folder (entries/<slug>/ for an entry entries/<slug>.md); it is not published"
     inside = "/".join(parts[1:])
     # the signed review (glossary.verdicts.trust) is read by the build, never published
     if inside in entry.kernel_files or inside in (trust.REVIEW_FILE, trust.AUTHOR_FILE):
         return None
-    if len(parts) == 3 and parts[1] == "results" and parts[2].endswith(".json"):
-        return None
+    if len(parts) == 3 and parts[1] in ("results", "reproductions") and parts[2].endswith(".json"):
+        return None  # reproductions (glossary.verdicts.reproductions) are read by the build, shown on the page
     return (f"is not a file the entry {parts[0]!r} declares (measure.sources, measure.reference) or one of its "
             f"results; it is not published: remove it, or declare it in the spec")

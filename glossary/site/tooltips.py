@@ -1,35 +1,26 @@
 """Tooltips: each shown term's definition on hover wherever another entry uses it.
 
-Material renders the ``abbr`` extension's ``*[Term]: definition`` lines as tooltips (theme
-feature ``content.tooltips``).  The abbr extension matches each line's text exactly, case and
-all, so this module finds how a page's prose actually writes each term and emits one line per
-spelling found there, as written ("Shared Memory", "shared memory", "warps", "SMs").
+This module knows the terms: which spellings an entry gives (``terms``), their forms, and which
+of them a page may use (``Matcher.candidates``, ``table``).  The tooltips themselves are placed
+over each page's rendered HTML by ``glossary.site.tooltip_html``, with the matcher of
+``glossary.site.termmatch`` (issue 31: Python-Markdown's abbr, with its ``\\b...\\b``, never
+matched after ")" or "+" and wrapped every occurrence everywhere).
 
-What matches (``Matcher``):
+What matches:
 
 * a shown entry's title, its front-matter ``abbreviations`` and ``aliases``; for a question-style
-  title ("What is occupancy?"), the term it asks about (``question_terms``);
+  title ("What is occupancy?", "什么是共享内存？"), the term it asks about (``question_terms``);
 * in any case, except a spelling whose letters are all capitals (an acronym: "SM", "TMA"), which
   matches as written, so "sm" of ``sm_90`` or a lower-case word is never taken for it;
-* in the singular or a simple English plural of its last word: +s, +es after s/x/z/ch/sh,
-  y -> ies after a consonant ("SMs", "warps", "caches", "buses", "latencies");
-* longest first ("CUDA graphs" beats "CUDA"), whole words only: not inside a longer word nor
-  joined by a hyphen ("multi-warp", "kernel-fusion" are not "warp", "kernel").
-
-Where (``prose``): the page's Markdown outside code (fenced and inline), link and image URLs, raw
-HTML tags and their attributes, headings, attribute lists, abbreviation lines and the Related
-terms section.  The abbr extension itself skips code; ``ScopeExtension`` (added by the hook) keeps
-headings and the Related list free of tooltips wherever else the spelling occurs.
+* in the singular or a simple English plural of its last word (a noun's inflection matches as the
+  noun): +s, +es after s/x/z/ch/sh, y -> ies after a consonant ("SMs", "warps", "caches",
+  "latencies"); a Han word has no plural;
+* longest first ("CUDA graphs" beats "CUDA"), with termmatch's boundary rules.
 
 No tooltip for the page's own term: its spellings take part in matching (so "shared memory" on
-its own page is not read as a shorter term "memory") but get no line.  Refused entries are never
-passed in, so they contribute none.
-
-Cost: one ``\\w+`` pass over the text; at each word a dictionary lookup by that word and a check
-of the forms that start with it (``Matcher.checks`` counts them).  So the cost is linear in the
-text and does not grow with the number of entries (a thousand-entry build pays no N x text regex
-searches); only forms sharing a first word ("CUDA", "CUDA graph", "CUDA stream") are compared.
-A spelling that starts with a character other than a letter, digit or underscore never matches.
+its own page is not read as a shorter term "memory") but get none.  Refused entries are never
+passed in, so they contribute none.  ``ScopeExtension`` still keeps the author's own
+abbreviations (``*[x]: y`` lines, for Python-Markdown's abbr) out of headings and the Related list.
 """
 
 from __future__ import annotations
@@ -44,9 +35,9 @@ from markdown.treeprocessors import Treeprocessor
 from markdown.util import AtomicString
 
 from glossary.entries.model import Entry
+from glossary.site import termmatch
 
 _WORD = re.compile(r"\w+")
-_JOINS = re.compile(r"[\w-]")  # a character that continues a word: a match may not end before one
 
 
 @dataclass(frozen=True)
@@ -68,8 +59,8 @@ def plurals(spelling: str) -> list[str]:
     'cache' -> 'caches', 'bus' -> 'buses', 'latency' -> 'latencies' (and 'latencys' never)."""
     last = _WORD.findall(spelling)[-1:] or [""]
     word = last[0]
-    if not word or not spelling.endswith(word) or word[-1].isdigit() or word[-1] == "_":
-        return []
+    if not word or not spelling.endswith(word) or not word[-1].isalpha() or termmatch.is_unspaced(word[-1]):
+        return []  # no plural after a digit, an underscore or a Han character (Chinese marks no plural)
     low = word.lower()
     if low.endswith(("s", "x", "z", "ch", "sh")):
         return [spelling + ("ES" if word.isupper() and len(word) > 1 else "es")]
@@ -116,6 +107,8 @@ def terms(entries: list[Entry]) -> list[Term]:
 
 
 _QUESTION = re.compile(r"^(?:what|who|which)\s+(?:is|are|was|were)\s+(?:an?\s+|the\s+)?(.+?)\s*\??$", re.I)
+# Chinese: 什么是线程束？ ("what is a warp?") and 线程束是什么？ ("a warp is what?")
+_QUESTION_ZH = re.compile(r"^(?:什么是|何为|何谓)\s*(.+?)\s*[？?]$|^(.+?)\s*(?:是什么|是啥)\s*[？?]$")
 
 
 def question_terms(title: str, slug: str) -> list[str]:
@@ -124,12 +117,15 @@ def question_terms(title: str, slug: str) -> list[str]:
     follows 'What is/are (a, an, the)', and the slug's words where the title holds them
     ('warp-scheduler' -> 'warp scheduler'), since prose never writes the question."""
     title = " ".join(title.split())
-    if not title.endswith("?"):
+    if not title.endswith(("?", "？")):
         return [title]
     out = [title]
     asked = _QUESTION.match(title)
     if asked and len(asked.group(1).split()) <= 6:
         out.append(asked.group(1))
+    asked_zh = _QUESTION_ZH.match(title)
+    if asked_zh and len(asked := asked_zh.group(1) or asked_zh.group(2)) <= 30:
+        out.append(asked)
     words = " ".join(slug.split("-"))
     if words and words.lower() in title.lower():
         at = title.lower().index(words.lower())
@@ -138,73 +134,45 @@ def question_terms(title: str, slug: str) -> list[str]:
 
 
 class Matcher:
-    """Finds the terms' spellings in a text in one pass over its words (see the module's doc)."""
+    """Every shown term's forms, indexed for the render stage's one question per page: which terms
+    may this page use?  (``candidates``; the tooltips themselves are placed later, over the page's
+    HTML, by ``glossary.site.tooltip_html``.)"""
 
     def __init__(self, all_terms: list[Term]) -> None:
-        self.by_word: dict[str, list[tuple[str, Term]]] = {}
-        self.checks = 0  # forms compared, over every scan: what the linearity test counts
-        self.passes = 0  # passes of the word pattern over a text
-        for term in all_terms:
+        self.terms = list(all_terms)
+        self.definitions: dict[str, str] = {}
+        self.by_key: dict[str, list[tuple[frozenset[str], Term]]] = {}
+        self.checks = 0  # forms compared over every page: what the linearity test counts
+        for term in self.terms:
+            self.definitions.setdefault(term.slug, term.definition)
             for form in term.forms:
-                first = _WORD.match(form)
-                if first is None:  # starts with punctuation: never matches
-                    continue
-                self.by_word.setdefault(first.group().lower(), []).append((form, term))
-        for forms in self.by_word.values():
-            forms.sort(key=lambda ft: -len(ft[0]))
+                keys = _loose_keys(form)
+                if keys:
+                    first = min(keys)  # any one key of the form indexes it: all of them must be on the page
+                    self.by_key.setdefault(first, []).append((frozenset(keys), term))
 
-    def scan(self, text: str):
-        """(start, end, surface, term) of each match, left to right, longest first, not overlapping."""
-        self.passes += 1
-        done = 0
-        for word in _WORD.finditer(text):
-            start = word.start()
-            if start < done or (start and text[start - 1] == "-"):
-                continue
-            candidates = self.by_word.get(word.group().lower())
-            if not candidates:
-                continue
-            for form, term in candidates:
+    def candidates(self, markdown: str) -> tuple[list[Term], set[str]]:
+        """The terms whose every word (or Han character) occurs somewhere in ``markdown``, and the
+        shown slugs it links to (``slug.md``): a superset of what the page can show, found in one
+        pass over the text.  Markdown's markup is no obstacle (``_warps_``, ``C\\+\\+``, ``&amp;``)."""
+        keys = set(_loose_keys(markdown))
+        found: dict[tuple[str, str], Term] = {}
+        for key in keys:
+            for need, term in self.by_key.get(key, ()):
                 self.checks += 1
-                end = start + len(form)
-                piece = text[start:end]
-                if (piece == form if term.exact else piece.lower() == form) and not _JOINS.match(text, end):
-                    yield start, end, piece, term
-                    done = end
-                    break
+                if need <= keys:
+                    found.setdefault((term.slug, term.spelling), term)
+        linked = {m.group(1) for m in _MD_LINK.finditer(markdown)} & self.definitions.keys()
+        return list(found.values()), linked
 
 
-# What is not prose: where a term gets no tooltip line of its own (see the module's doc).
-RELATED_HEADING = "## Related terms"
-_NOT_PROSE = re.compile("|".join([
-    r"^[ \t]*(?P<fence>`{3,}|~{3,}).*?^[ \t]*(?P=fence)[ \t]*$",  # fenced code
-    r"(?P<ticks>`+).+?(?P=ticks)",  # inline code
-    r"^" + re.escape(RELATED_HEADING) + r"[ \t]*$.*?(?=^\#{1,2}[ \t]|\Z)",  # the Related section
-    r"^\#{1,6}[ \t].*?$",  # headings
-    r"^\*\[.*?$",  # abbreviation lines
-    r"^[ \t]*\[[^\]\n]*\]:.*?$",  # link reference definitions
-    r"\]\([^)\n]*\)",  # link and image URLs (and titles)
-    r"<[^>\n]*>",  # HTML tags with their attributes, autolinks
-    r"https?://\S+",  # bare URLs
-    r"\{:[^}\n]*\}",  # attribute lists
-]), re.MULTILINE | re.DOTALL)
+_BACKSLASHED = re.compile(r"\\([!-/:-@\[-`{-~])")
+_MD_LINK = re.compile(r"(?<![\w-])([a-z0-9][a-z0-9-]*)\.md(?![\w-])")
 
 
-def prose(markdown: str) -> str:
-    """``markdown`` with what is not prose blanked out (one pass)."""
-    return _NOT_PROSE.sub(" ", markdown)
-
-
-def definitions(markdown: str, all_terms: list[Term] | Matcher, own_slug: str | None) -> list[str]:
-    """The ``*[spelling]: definition`` lines for terms of other entries used in ``markdown``'s
-    prose, one per spelling as written there, longest first."""
-    matcher = all_terms if isinstance(all_terms, Matcher) else Matcher(all_terms)
-    found: dict[str, Term] = {}
-    for _, _, surface, term in matcher.scan(prose(markdown)):
-        if term.slug != own_slug:
-            found.setdefault(surface, term)
-    return [f"*[{s}]: {title_text(t.definition)}" for s, t in sorted(found.items(), key=lambda st: (-len(st[0]), st[0]))]
-
+def _loose_keys(text: str) -> list[str]:
+    text = html.unescape(_BACKSLASHED.sub(r"\1", text)).replace("_", " ")
+    return [key for _, _, key, _ in termmatch.tokens(text) if key.isalnum()]
 
 def title_text(text: str) -> str:
     """``text`` as an abbreviation's definition, so that the page shows it as typed.
@@ -218,17 +186,36 @@ def title_text(text: str) -> str:
     return html.escape(html.escape(text, quote=False), quote=False)
 
 
-def append(markdown: str, all_terms: list[Term] | Matcher, own_slug: str | None) -> str:
-    """``markdown`` with the abbreviation lines it needs appended."""
-    lines = definitions(markdown, all_terms, own_slug)
-    if not lines:
-        return markdown
-    return markdown.rstrip("\n") + "\n\n" + "\n".join(lines) + "\n"
+def table(markdown: str, all_terms: list[Term] | Matcher, own_slug: str | None) -> dict:
+    """What the page's tooltips need (``glossary.site.tooltip_html`` reads it back): the spellings
+    of the terms it may use, its own term's among them (they take part in matching, so "scratchpad
+    memory" on its own page is not read as a shorter term "memory", but get no tooltip), and the
+    definitions of those terms and of the entries it links to."""
+    from glossary.site import tooltip_html
 
+    matcher = all_terms if isinstance(all_terms, Matcher) else Matcher(all_terms)
+    used, linked = matcher.candidates("\n".join(tooltip_html.prose_parts(markdown)))
+    if own_slug is not None:
+        used += [t for t in matcher.terms if t.slug == own_slug]
+    spellings = sorted({(t.slug, t.spelling) for t in used})
+    slugs = {s for s, _ in spellings} | linked
+    return {"own": own_slug, "spellings": [list(s) for s in spellings],
+            "definitions": {s: matcher.definitions[s] for s in sorted(slugs) if s != own_slug}}
+
+
+def append(markdown: str, all_terms: list[Term] | Matcher, own_slug: str | None) -> str:
+    """``markdown`` with the tooltip table its page needs appended (``tooltip_html.carrier``)."""
+    from glossary.site import tooltip_html
+
+    page_table = table(markdown, all_terms, own_slug)
+    if not page_table["definitions"]:
+        return markdown
+    return markdown.rstrip("\n") + "\n\n" + tooltip_html.carrier(page_table) + "\n"
 
 # -- where the abbr extension may not put a tooltip ---------------------------------------------
 
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+RELATED_HEADING = "## Related terms"
 RELATED_TITLE = RELATED_HEADING.lstrip("# ")
 
 
@@ -261,3 +248,14 @@ class ScopeTreeprocessor(Treeprocessor):
 class ScopeExtension(Extension):
     def extendMarkdown(self, md) -> None:
         md.treeprocessors.register(ScopeTreeprocessor(md), "glossary-tooltip-scope", 7.5)
+
+
+def mentions(text: str, all_terms: list[Term] | Matcher, own_slug: str | None = None) -> list[tuple[str, Term]]:
+    """Every use of another entry's term in plain ``text`` (no markup, no one-per-section rule), as
+    written, with its term: what the matcher finds, for checks and tests."""
+    from glossary.site import tooltip_html
+
+    matcher = all_terms if isinstance(all_terms, Matcher) else Matcher(all_terms)
+    page = tooltip_html.PageTerms(table(text, matcher, own_slug))
+    by_slug = {t.slug: t for t in reversed(matcher.terms)}
+    return [(f.surface, by_slug[f.item]) for f in page.matcher.scan(text) if f.item != own_slug]

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 
 from glossary.entries import images, masking
-from glossary.verdicts import claims, findings, gate, people, review, trust
+from glossary.verdicts import agreement, claims, findings, gate, people, reproductions, review, trust
 from glossary.verdicts.findings import Measured
 from glossary.entries.model import Entry, display_path
 from measure import store
@@ -47,6 +47,13 @@ class Finding:
 
     check: str  # gate, review, content, results, figures, claims
     message: str
+    draft: bool = False  # what a draft lacks by design (names, signatures, a result, prose): --drafts-ok
+
+
+# The checks whose every refusal is what a draft lacks by design: names, the signatures behind them,
+# a current result and the claims judged on it.  A spec, content or figure problem is never one of
+# them (`glossary check --drafts-ok` still fails on those).
+DRAFT_CHECKS = ("gate", "review", "author", "results", "claims")
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,9 @@ class Assessment:
     review_key: str | None = None  # the reviewer's key that signed the review, where it verified
     author_key: str | None = None  # the author's key that signed the content, where it verified
     mode: str = "names"  # the trust policy it was judged under: "signed" or "names"
+    # Other nodes' reproductions of the records (glossary.verdicts.reproductions): shown beside the
+    # record, never in its place; only those that count appear on the page.
+    reproductions: tuple[reproductions.Checked, ...] = ()
 
     @property
     def publishable(self) -> bool:
@@ -72,11 +82,13 @@ class Assessment:
 def assess_recorded(entry: Entry, policy: trust.Trust | None = None, catalog: dict | None = None) -> Assessment:
     """The one assess step of the build and of `glossary check`: load the entry's recorded results
     (``measure.store``: a StoreError names the file and the key) and judge the entry with them."""
-    return assess(entry, store.load_results(entry.folder), policy, catalog)
+    recorded = store.load_results(entry.folder)
+    policy = policy or trust.Trust(mode="names")
+    return assess(entry, recorded, policy, catalog, reproductions.check_entry(entry, recorded, policy))
 
 
 def assess(entry: Entry, results: dict[str, Result], policy: trust.Trust | None = None,
-           catalog: dict | None = None) -> Assessment:
+           catalog: dict | None = None, reproduced: list[reproductions.Checked] | tuple = ()) -> Assessment:
     """Judge ``entry`` with its recorded ``results`` (device key -> result data) under ``policy``
     (default: ``trust: names``, where names alone count and nothing is signed); ``catalog`` is
     the lesson catalogue the page resolves its lesson days through."""
@@ -103,7 +115,7 @@ def assess(entry: Entry, results: dict[str, Result], policy: trust.Trust | None 
     elif signed.status == "unsigned" and policy.signed:
         refusals.append(Finding("review", f"reviewer {entry.meta.reviewer} has not signed with `glossary sign`; "
                                           f"a reviewer field written by hand does not publish"))
-    refusals += [Finding("content", reason) for reason in scaffold_problems(entry)]
+    refusals += [Finding("content", reason, draft=True) for reason in scaffold_problems(entry)]
     refusals += [Finding("content", reason) for reason in unsafe_files(entry)]
     refusals += [Finding("content", f"{display_path(entry.path)}: the body's HTML holds {what}, which the "
                                     f"site would strip; remove it (raw HTML and attributes may not carry script, "
@@ -111,18 +123,21 @@ def assess(entry: Entry, results: dict[str, Result], policy: trust.Trust | None 
                  for what in unsafe_markup(entry)]
     refusals += [Finding("spec", f"{key}: {why}") for key, why in _signature_problems(entry)]
     refusals += _result_refusals(entry, measured)
-    refusals += [Finding("figures", _figure_reason(why)) for why in measured.figure_problems]
+    unmeasured = not any(d.status == "ok" and d.provenance == "measured" and not d.stale for d in measured.devices)
+    refusals += [Finding("figures", _figure_reason(entry, why), draft=unmeasured and not why.startswith(_NOT_DATA))
+                 for why in measured.figure_problems]
     refusals += [Finding("claims", reason) for reason in failing_claims(measured)]
-    warnings = _result_warnings(measured)
+    warnings = _result_warnings(measured) + _reproduction_warnings(reproduced)
     if entry.meta.measure is not None:
         warnings += [Finding("results", why) for why in fit_problems(entry.meta.measure)]
     if signed.warning and not refusals:
         warnings.append(Finding("review", signed.warning))
+    refusals = [dataclasses.replace(f, draft=True) if f.check in DRAFT_CHECKS else f for f in refusals]
     extra = tuple(f.message for f in refusals if f.check != "gate")
     verdict = gate.judge(entry.meta.author, entry.meta.reviewer, extra)
     return Assessment(entry=entry, results=results, review=signed, measured=measured, verdict=verdict,
                       refusals=tuple(refusals), warnings=tuple(warnings), review_key=review_key,
-                      author_key=author_key, mode=policy.mode)
+                      author_key=author_key, mode=policy.mode, reproductions=tuple(reproduced))
 
 
 # Markup the sanitizer could have to remove: a tag, an attribute list, or a link whose URL has a
@@ -225,9 +240,19 @@ def _result_refusals(entry: Entry, measured: Measured) -> list[Finding]:
                                      f"glossary measure {entry.slug})")]
 
 
-def _figure_reason(why: str) -> str:
-    passed = ("the body", "cannot render", "a cited figure", "cite_table")
-    return why if why.startswith(passed) else f"a bound figure has no data: {why}"
+# Figure problems that are not a figure waiting for data (the body's template, a citation).
+_NOT_DATA = ("the body", "cannot render", "a cited figure", "cite_table")
+
+
+def _figure_reason(entry: Entry, why: str) -> str:
+    """A figure problem as check and the build say it: a figure without data names the file's line
+    and the figure (``glossary.figures.bind`` reports each figure once, as a FigureProblem)."""
+    if why.startswith(_NOT_DATA):
+        return why
+    line, figure = getattr(why, "line", None), getattr(why, "figure", None)
+    if line is None:
+        return f"a bound figure has no data: {why}"
+    return f"a bound figure has no data: {display_path(entry.path)}:{line}: {figure}: {why}"
 
 
 def failing_claims(measured: Measured) -> list[str]:
@@ -240,9 +265,30 @@ def failing_claims(measured: Measured) -> list[str]:
         for summary in claims.summarize(verdicts):
             if summary.status != "fails" or summary.expected_failure:
                 continue
-            numbers = "; ".join(f"{v.elements:,}: {v.numbers}" for v in summary.evaluated if v.failed)
+            numbers = "; ".join((f"{v.elements:,}: " if v.elements else "") + v.numbers
+                                for v in summary.evaluated if v.failed)
             out.append(f"a claim fails on {device}: {summary.statement} ({numbers}); fix the entry, or declare "
                        f"measure.claims[].expected_failure with the reason for the reviewer to sign")
+    return out
+
+
+def _reproduction_warnings(reproduced) -> list[Finding]:
+    """A WARNING per reproduction that does not count or disagrees: named, never hiding the record."""
+    out = []
+    for r in reproduced:
+        where = display_path(r.path)
+        if r.status == "refused":
+            out.append(Finding("reproductions", f"the reproduction {where} is refused: {r.reason}"))
+        elif r.status == "earlier":
+            out.append(Finding("reproductions", f"the reproduction {where} does not count: {r.reason}"))
+        elif r.status == "disagrees":
+            worst = sorted(r.agreement.outside, key=lambda n: -n.difference)
+            shown = "; ".join(f"{n.where}: {n.ratio:.4f} of the record (tolerance {agreement.percent(n.tolerance)})"
+                              if n.ratio is not None else f"{n.where}: not measured" for n in worst[:3])
+            more = f" and {len(worst) - 3} more" if len(worst) > 3 else ""
+            out.append(Finding("reproductions", f"the reproduction {where} by node {r.node} disagrees with the "
+                                                f"record beyond its tolerance ({shown}{more}); the page shows it "
+                                                f"as disagreeing, and the record stands as measured"))
     return out
 
 

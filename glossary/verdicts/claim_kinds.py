@@ -4,7 +4,8 @@
 declared Nsight Compute metric, or a kernel attribute (registers, local memory, shared memory,
 theoretical occupancy, resident warps: the most over a variant's launches, occupancy and
 resident warps the least), is at least (or at most) a bound.  ``metric_matches``: a declared
-metric is within ``tolerance * max(|predicted|, 1)`` of the spec's prediction.
+metric is within ``tolerance * |predicted|`` of the spec's prediction, or within the author's
+``absolute`` tolerance (``allowed_off``).
 ``glossary.verdicts.claims`` judges every kind; this module holds these three and ``expand``.
 """
 
@@ -35,7 +36,10 @@ def describe_new(claim: Claim, spec: MeasureSpec, num: str | None, den: str | No
     values = sorted(set(predicted.values()))
     unit = _metric(spec, claim.metric).unit
     told = f" ({and_([fmt.quantity(v, unit) for v in values])} predicted)" if values else ""
-    return f"{what} of {variant} matches its prediction{told} within {100 * claim.tolerance:.0f}%"
+    within = f"{100 * claim.tolerance:.0f}%"
+    if claim.absolute is not None:
+        within += f" or {fmt.quantity(claim.absolute, unit)}"
+    return f"{what} of {variant} matches its prediction{told} within {within}"
 
 
 def _bound_text(claim: Claim, value: float, spec: MeasureSpec) -> str:
@@ -163,12 +167,22 @@ def _metric_matches(claim: Claim, spec: MeasureSpec, rows: dict[str, VariantRow]
     predicted = spec.predicted(metric, claim.variant).get(claim.variant) if metric else None
     if predicted is None:
         return "n/a", f"{claim.metric} predicts nothing for {claim.variant}"
-    allowed = claim.tolerance * max(abs(predicted), 1.0)
+    allowed = allowed_off(claim, predicted)
     off = abs(value - predicted)
     unit = metric.unit
     status = "holds" if off <= allowed else "fails"
     return status, (f"{text} against {fmt.quantity(predicted, unit)} predicted (off by {fmt.quantity(off, unit)}; "
                     f"{fmt.quantity(allowed, unit)} allowed)")
+
+
+def allowed_off(claim: Claim, predicted: float) -> float:
+    """How far a metric_matches claim lets the count be from ``predicted``: ``tolerance`` relative,
+    or the author's ``absolute`` where that is larger.  A prediction of 0 has no relative tolerance:
+    there ``absolute`` decides, else ``tolerance`` is read as absolute (pure)."""
+    relative = claim.tolerance * abs(predicted)
+    if claim.absolute is not None:
+        return max(relative, claim.absolute)
+    return relative if predicted != 0 else claim.tolerance
 
 
 METRIC_JUDGES = {"metric_bound": _metric_bound, "metric_matches": _metric_matches}

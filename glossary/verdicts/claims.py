@@ -13,6 +13,7 @@ from glossary.figures.views import DeviceView, SizeView, VariantRow, counted_rat
 from glossary.verdicts.claim_kinds import (METRIC_JUDGES, NEW_KINDS, and_ as _and, describe_new, expand, reaches as _reaches,
                                            scope_note as _scope_note, time_ratio as _time_ratio)
 from glossary.verdicts.host_claims import HOST_JUDGES, HOST_KINDS, describe_host
+from glossary.verdicts.sass_claims import describe_sass, judge_sass
 from measure.spec import Claim, MeasureSpec
 
 PAST_L2_FACTOR = 4  # a size is "past the L2" when its working set is at least this many L2s
@@ -40,6 +41,8 @@ def describe(claim: Claim, spec: MeasureSpec) -> str:
         return describe_new(claim, spec, num, den, variant) + _size_note(claim) + _scope_note(claim)
     if claim.kind in HOST_KINDS:
         return describe_host(claim, variant) + _size_note(claim) + _scope_note(claim)
+    if claim.kind == "sass":
+        return describe_sass(claim, variant) + _scope_note(claim)
     if claim.at_most is not None:
         return _describe_at_most(claim, variant) + _size_note(claim) + _scope_note(claim)
     text = {
@@ -91,6 +94,11 @@ def evaluate(spec: MeasureSpec, device: DeviceView) -> list[ClaimVerdict]:
         scoped = written.applies_to(device.gpu, device.environment.arch) is not None
         for claim in [written] if scoped else expand(written, spec):
             statement = describe(claim, spec)
+            if claim.kind == "sass":  # the compiled code is one per device, whatever the size
+                scope = claim.applies_to(device.gpu, device.environment.arch)
+                status, numbers = ("n/a", scope) if scope is not None else judge_sass(claim, device.sass)
+                out.append(ClaimVerdict(claim, device.gpu, 0, status, statement, numbers))
+                continue
             for size in device.sizes:
                 out.append(_evaluate(claim, spec, device, size, statement))
     return out
@@ -182,10 +190,10 @@ def _of_roof(claim: Claim, size: SizeView, rows: dict[str, VariantRow]) -> tuple
     roof = size.roofline
     fraction = roof.fraction(row) if roof is not None and row is not None else None
     if fraction is None:
-        return "n/a", "no roofline at this size (no GFLOP/s or no copy floor)"
+        return "n/a", "no roofline at this size (no FLOP rate, no copy floor, or no measure.roof saying where the compute ceiling comes from)"
     return (_reaches(fraction, claim),
-            f"{fmt.rate(row.gflops, 'GFLOP/s')} at {fmt.significant(row.intensity, 3)} FLOP/B is {fmt.percent(fraction)} "
-            f"of the roof's {fmt.rate(roof.roof(row.intensity), 'GFLOP/s')} ({roof.bound(row)}-bound; "
+            f"{fmt.flops(row.gflops)} at {fmt.significant(row.intensity, 3)} FLOP/B is {fmt.percent(fraction)} "
+            f"of the roof's {fmt.flops(roof.roof(row.intensity))} ({roof.bound(row)}-bound; "
             f"ridge {fmt.significant(roof.ridge, 3)} FLOP/B)")
 
 

@@ -98,22 +98,30 @@ def load_retired(folder: Path) -> dict[str, RetiredKey]:
 
 def read_record(path: Path) -> RetiredKey:
     """One record, strictly read (bounded size and nesting, no key given twice)."""
+    return parse_record(path, read_strict_json(path, MAX_RECORD_BYTES, "retirement record", RetiredError,
+                                               "; restore it from git"))
+
+
+def read_strict_json(path: Path, limit: int, what: str, error: type[Exception], hint: str = "",
+                     shown: str | None = None):
+    """The JSON data of a small file the trust check reads (a retirement record, a reproduction):
+    a plain file, at most ``limit`` bytes, no key given twice; ``error`` names the file and why not."""
+    shown = str(path) if shown is None else shown
     try:
         if not path.is_file() or path.is_symlink():
-            raise RetiredError(f"{path}: a retirement record is a plain file")
+            raise error(f"{shown}: a {what} is a plain file")
         with open(path, "rb") as handle:
-            raw = handle.read(MAX_RECORD_BYTES + 1)
+            raw = handle.read(limit + 1)
     except OSError as err:
-        raise RetiredError(f"{path}: cannot read the retirement record: {err.strerror or err}") from None
-    if len(raw) > MAX_RECORD_BYTES:
-        raise RetiredError(f"{path}: larger than {MAX_RECORD_BYTES >> 20} MiB; not a retirement record")
+        raise error(f"{shown}: cannot read the {what}: {err.strerror or err}") from None
+    if len(raw) > limit:
+        raise error(f"{shown}: larger than {limit >> 20} MiB; not a {what}")
     try:
-        data = json.loads(raw.decode("utf-8"), object_pairs_hook=_unique)
+        return json.loads(raw.decode("utf-8"), object_pairs_hook=_unique)
     except RecursionError:
-        raise RetiredError(f"{path}: nested too deeply to be a retirement record") from None
+        raise error(f"{shown}: nested too deeply to be a {what}") from None
     except (UnicodeDecodeError, ValueError) as err:
-        raise RetiredError(f"{path}: not JSON ({err}); restore it from git") from None
-    return parse_record(path, data)
+        raise error(f"{shown}: not JSON ({err}){hint}") from None
 
 
 def _unique(pairs: list) -> dict:
@@ -129,16 +137,8 @@ def parse_record(path: Path, data) -> RetiredKey:
         return RetiredError(f"{path}, key {key!r}: {why}; restore the record from git, or retire the key "
                             f"again with `glossary node retire` on the commit that holds its results")
 
-    if not isinstance(data, dict):
-        raise RetiredError(f"{path}: a retirement record is a JSON object")
-    unknown = sorted(set(data) - set(_KEYS))
-    if unknown:
-        raise bad(unknown[0], f"not a key of a retirement record (known: {', '.join(_KEYS)})")
-    missing = [k for k in _KEYS if k not in data]
-    if missing:
-        raise bad(missing[0], "missing")
-    if data["format"] != FORMAT or isinstance(data["format"], bool):
-        raise bad("format", f"format {data['format']!r} found, this glossary reads format {FORMAT}")
+    check_head(data, _KEYS, FORMAT, "retirement record", bad,
+               RetiredError(f"{path}: a retirement record is a JSON object"))
     if data["digest"] != DIGEST:
         raise bad("digest", f"expected {DIGEST!r} (the digests measure.attest.signed_digest makes)")
     for key in ("name", "key", "keyid", "reason", "retired_on"):
@@ -170,6 +170,22 @@ def parse_record(path: Path, data) -> RetiredKey:
             raise bad(f"signed[{i}]", "the digests are not sorted, or one is given twice")
     return RetiredKey(name=data["name"], line=data["key"], keyid=public.keyid, retired_on=retired_on,
                       reason=data["reason"], signed=frozenset(signed), path=path)
+
+
+def check_head(data, known: tuple[str, ...], fmt: int, what: str, bad, not_object: Exception) -> None:
+    """A trust file's JSON object (a retirement record, a reproduction): exactly the ``known`` keys,
+    in format ``fmt``; ``bad(key, why)`` makes the error naming the key, ``not_object`` is raised
+    for anything but an object."""
+    if not isinstance(data, dict):
+        raise not_object
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise bad(unknown[0], f"not a key of a {what} (known: {', '.join(known)})")
+    missing = [k for k in known if k not in data]
+    if missing:
+        raise bad(missing[0], "missing")
+    if data["format"] != fmt or isinstance(data["format"], bool):
+        raise bad("format", f"format {data['format']!r} found, this glossary reads format {fmt}")
 
 
 def record_data(name: str, line: str, key: PublicKey, day: dt.date, reason: str, digests) -> dict:

@@ -45,7 +45,12 @@ from measure.results import Result, carried_counters
 MODES = ("signed", "names")
 NODES_FILE = "trust/nodes.allowed_signers"
 PEOPLE_FILE = "trust/people.allowed_signers"
+# Nodes whose reproductions of other nodes' records the site counts (glossary.verdicts.reproductions);
+# their retired keys are in trust/retired-reproducers/, as retired node keys are in retired-nodes/.
+REPRODUCERS_FILE = "trust/reproducers.allowed_signers"
+RETIRED_REPRODUCERS = "retired-reproducers"
 RESULT_NAMESPACE = "glossary-result"
+REPRODUCTION_NAMESPACE = "glossary-reproduction"
 REVIEW_NAMESPACE = "glossary-review"
 REVIEW_FILE = "review.dsse.json"  # beside the entry's kernels: entries/<slug>/review.dsse.json
 AUTHOR_FILE = "author.dsse.json"  # the author's signature, beside the review: entries/<slug>/author.dsse.json
@@ -180,6 +185,8 @@ class Trust:
     nodes: Keyring = field(default_factory=lambda: Keyring(path=None))  # retired node keys included
     people: Keyring = field(default_factory=lambda: Keyring(path=None))
     retired: dict[str, retired_mod.RetiredKey] = field(default_factory=dict)  # by key id
+    reproducers: Keyring = field(default_factory=lambda: Keyring(path=None))  # retired ones included
+    retired_reproducers: dict[str, retired_mod.RetiredKey] = field(default_factory=dict)
 
     @property
     def signed(self) -> bool:
@@ -193,12 +200,17 @@ def load_trust(root: Path, mode: str = "signed", nodes_file: str = NODES_FILE,
         raise TrustError(f"extra.glossary.trust: expected one of {', '.join(MODES)}, found {mode!r}")
     nodes, people = load_keyring(root / nodes_file), load_keyring(root / people_file)
     nodes, retired = _with_retired(nodes, retired_mod.folder_of(root / nodes_file))
-    both = set(nodes.keys) & set(people.keys)
-    if both:
-        keyid = sorted(both)[0]
-        raise TrustError(f"{nodes.keys[keyid].where} and {people.keys[keyid].where}: key {keyid} is listed as a "
-                         f"node and as a person; a node key signs results only")
-    return Trust(mode=mode, nodes=nodes, people=people, retired=retired)
+    reproducers_path = (root / nodes_file).parent / Path(REPRODUCERS_FILE).name
+    reproducers, retired_reproducers = _with_retired(load_keyring(reproducers_path),
+                                                     reproducers_path.parent / RETIRED_REPRODUCERS)
+    for machines, what in ((nodes, "node"), (reproducers, "reproducing node")):
+        both = set(machines.keys) & set(people.keys)
+        if both:
+            keyid = sorted(both)[0]
+            raise TrustError(f"{machines.keys[keyid].where} and {people.keys[keyid].where}: key {keyid} is listed "
+                             f"as a {what} and as a person; a node key signs measurements only")
+    return Trust(mode=mode, nodes=nodes, people=people, retired=retired, reproducers=reproducers,
+                 retired_reproducers=retired_reproducers)
 
 
 def _with_retired(nodes: Keyring, folder: Path) -> tuple[Keyring, dict[str, retired_mod.RetiredKey]]:

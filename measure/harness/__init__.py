@@ -13,7 +13,10 @@ Its parts, as nvbench splits its cold measurement: ``session`` (context, stream,
 events, the blocking kernel and the L2 flush; the kernels are ``harness.cu``),
 ``workspace`` (buffers and inputs), ``launches``, ``check``, ``sampling`` (the
 stopping rule), ``copy_floor``, ``counters`` (ncu, with ``profile_main`` the
-process it profiles), ``envinfo``, ``compile`` and ``run`` (``measure_entry``).
+process it profiles), ``envinfo``, ``compile`` and ``run`` (``measure_entry``); ``unified`` (managed
+buffers, prefetch and advice, the pages each sample starts from), ``hopper`` (cluster and tensor-map
+launches through cuLaunchKernelEx, L2 windows, the state every region starts from) and
+``uvm_counters`` (CUPTI's unified-memory counters).
 What is exported here is the public surface; the rest is the parts' own.
 """
 

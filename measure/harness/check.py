@@ -17,6 +17,7 @@ from measure.harness.workspace import NP_DTYPES, Workspace, poison
 from measure.sandbox import ReferenceFailed
 from measure.sandbox.server import reads_argument as inspect_reads
 from measure.spec import MeasureSpec
+from measure.spec.sizes import swept_names
 from measure.spec.sweep import MeasuredVariant
 
 
@@ -139,9 +140,11 @@ class Expected:
 
     def __init__(self, reference: Callable, inputs: dict[str, np.ndarray], scalars: dict[str, float],
                  params: dict[str, int], in_phase: Callable[[], Any] = contextlib.nullcontext,
-                 sizes: dict[str, int] | None = None) -> None:
+                 sizes: dict[str, int] | None = None,
+                 sizes_for: Callable[[MeasuredVariant], dict[str, int]] | None = None) -> None:
         self.reference, self.inputs, self.scalars, self.params = reference, inputs, scalars, params
         self.sizes = sizes or {}  # output -> elements: what the reference must return
+        self.sizes_for = sizes_for  # the same for one variant, where outputs are sized by the sweep
         self.in_phase = in_phase  # a context the reference runs in (the phase clock's "reference")
         self.shared = not reads_variant(reference)
         self.by_point = reads_point(reference)
@@ -151,12 +154,14 @@ class Expected:
         """The reference's answer for a measured variant: asked about its base name, with its sweep
         point among the params (``ask``)."""
         base, params = ask(variant, self.params)
-        key = (None if self.shared else base, tuple(variant.point.items()) if self.by_point else ())
+        sizes = self.sizes_for(variant) if self.sizes_for is not None else self.sizes
+        key = (None if self.shared else base, tuple(variant.point.items()) if self.by_point else (),
+               tuple(sorted(sizes.items())))
         if key not in self._cache:
             self._cache.clear()  # one variant's float64 outputs at a time: they can be gigabytes
             with self.in_phase():
                 self._cache[key] = call_reference(self.reference, base, self.inputs, self.scalars, params,
-                                                  self.sizes)
+                                                  sizes)
         return self._cache[key]
 
 
@@ -183,11 +188,17 @@ class HostBuffers:
 
 def run_variant(spec: MeasureSpec, variant: MeasuredVariant, calls: list[Call], ws: Workspace, gpu: GpuSession,
                 label: str, host: HostBuffers | None = None, slot: int = 0) -> dict[str, np.ndarray]:
-    """Poison, run the variant once with a sync after every launch, and copy its outputs to the host
-    (into ``host``'s arrays of ``slot`` where given, else new ones)."""
+    """Poison, fill what the variant's setup fills, run the variant once with a sync after every launch,
+    and copy its outputs to the host (into ``host``'s arrays of ``slot`` where given, else new ones)."""
     drv = gpu.drv
     poison(spec, ws, gpu)
+    fills = getattr(calls, "fills", None)
+    if fills:  # the variant's untimed setup, as before each sample
+        fills.enqueue(gpu.stream)
     gpu.ctx.synchronize()
+    before = getattr(calls, "before_sample", None)
+    if before is not None:  # the state every sample starts from (managed pages, the L2 window)
+        before()
     runner = getattr(calls, "runner", None)
     if runner is not None:  # on its streams, or replayed from its graph, exactly as it will be timed
         try:
@@ -206,8 +217,9 @@ def run_variant(spec: MeasureSpec, variant: MeasuredVariant, calls: list[Call], 
     got = {}
     for name in output_names(spec, variant):
         dtype = NP_DTYPES[spec.buffers[name].dtype]
-        got[name] = (host.get((slot, name), ws.counts[name], dtype) if host is not None
-                     else parallel.empty_touched(ws.counts[name], dtype))
+        count = ws.count_for(spec, name, variant)  # a buffer sized by the sweep: this point's elements
+        got[name] = (host.get((slot, name), count, dtype) if host is not None
+                     else parallel.empty_touched(count, dtype))
         if name in ws.host:  # a host output: the copy steps brought the results there
             got[name][:] = ws.host[name]
         else:
@@ -222,7 +234,8 @@ def output_names(spec: MeasureSpec, variant: MeasuredVariant | None = None) -> l
     outputs = sorted(n for n, b in spec.buffers.items() if b.role == "output")
     if variant is None:
         return outputs
-    touched = {arg for step in variant.launches for arg in (*step.args, step.to) if arg}
+    from measure.spec.hopper import step_buffers
+    touched = {arg for step in variant.launches for arg in step_buffers(spec, step)}
     return [n for n in outputs if n in touched]
 
 
@@ -235,12 +248,22 @@ def expected_outputs(expected: Any, spec: MeasureSpec, label: str, elements: dic
                                f"{outputs}, returned {got_keys}")
     out = {}
     for name in outputs:
+        if name not in elements:  # sized by a sweep this variant does not have: not its output to check
+            continue
         ref = np.asarray(expected[name], dtype=np.float64)
         if ref.size != elements[name]:
             raise MeasurementError(f"{label}: reference output {name} has {ref.size} elements, "
                                    f"the buffer {elements[name]}")
         out[name] = ref
     return out
+
+
+def output_counts(spec: MeasureSpec, variant: MeasuredVariant, ws: Workspace) -> dict[str, int]:
+    """The elements of each output the reference answers for ``variant``: the allocation's, or the
+    variant's point's for an output sized by the sweep; one sized by names the variant does not
+    sweep is left out (it is not the variant's to write)."""
+    return {n: ws.count_for(spec, n, variant) for n in output_names(spec)
+            if swept_names(spec, n) <= set(variant.point)}
 
 
 def wrong_output(label: str, name: str, result: dict, spec: MeasureSpec) -> MeasurementError:
@@ -266,7 +289,7 @@ def check_variant(slug: str, spec: MeasureSpec, variant: MeasuredVariant, calls:
         answer = expected_outputs_of.outputs(variant)
     except Exception as err:
         raise reference_raised(label, err) from None
-    expected = expected_outputs(answer, spec, label, {n: ws.counts[n] for n in output_names(spec)})
+    expected = expected_outputs(answer, spec, label, output_counts(spec, variant, ws))
     checks = []
     for name in got:
         result = check_elements(got[name], expected[name], *spec.tolerance(name))

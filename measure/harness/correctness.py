@@ -30,7 +30,7 @@ from measure import stats
 from measure.harness import parallel
 from measure.harness.check import (Expected, HostBuffers, ask, call_reference, check_chunk, check_variant,
                                    expected_outputs, merge_checks, output_names, reads_point, reads_variant,
-                                   reference_raised, run_variant, wrong_output)
+                                   output_counts, reference_raised, run_variant, wrong_output)
 from measure.harness.errors import MeasurementError
 from measure.harness.launches import Call
 from measure.harness.phases import PhaseClock
@@ -61,7 +61,7 @@ def check_size(slug: str, spec: MeasureSpec, calls: dict[str, list[Call]], ws: W
     scalars = kernel_scalars(spec)
     if not spec.reference_elementwise:
         expected = Expected(reference, dict(ws.inputs), scalars, params, in_phase=lambda: clock.phase("reference"),
-                            sizes={n: ws.counts[n] for n in output_names(spec)})
+                            sizes_for=lambda v: output_counts(spec, v, ws))
         checks = []
         for v in spec.measured_variants:
             progress(f"{label} checking {v.name}")

@@ -30,9 +30,13 @@ class Call:
     stream: str = MAIN_STREAM
     after: tuple[str, ...] = ()
     id: str | None = None
+    ex: Any = None  # a cluster or tensor-map launch: measure.harness.hopper.ExLaunch
 
     def launch(self, stream: Any) -> None:
         """Enqueue the launch on ``stream``."""
+        if self.ex is not None:
+            self.ex(stream)
+            return
         self.func.prepared_async_call(self.grid, self.block, stream, *self.args, shared_size=self.shared)
 
 
@@ -67,6 +71,8 @@ def arg_codes(spec: MeasureSpec, args: tuple[str, ...]) -> str:
     for arg in args:
         if arg in spec.buffers:
             codes.append("P")
+        elif arg in spec.tensor_maps:
+            codes.append("T")  # a CUtensorMap by value, through cuLaunchKernelEx
         elif arg in spec.scalars:
             codes.append(SCALAR_TYPES[spec.scalar(arg)[0]])
         else:
@@ -76,13 +82,17 @@ def arg_codes(spec: MeasureSpec, args: tuple[str, ...]) -> str:
 
 def prepare_calls(spec: MeasureSpec, variant: MeasuredVariant, functions: dict[str, Any], ws: Workspace,
                   params: dict[str, int], prepared: dict[str, str], first_only: bool = False,
-                  limits: dict[str, int] | None = None) -> list[Call]:
+                  limits: dict[str, int] | None = None, gpu: Any = None,
+                  cubins: dict[str, bytes] | None = None) -> list[Call]:
     """The variant's launches as prepared calls (repeats expanded; ``first_only`` keeps i = 0).
 
     ``functions`` are the variant's own (its module's); expressions bind the size parameters, the
     variant's sweep point and the device's ``limits``.  ``prepared`` maps each kernel to the
     argument kinds it was prepared with, across variants: a kernel launched with other kinds
     elsewhere is a MeasurementError, as is a block or shared memory the function cannot take.
+    A launch in clusters or with a tensor map goes through cuLaunchKernelEx (``measure.harness.hopper``),
+    which needs ``gpu`` and the variant's ``cubins``; prefetch and advise steps become their calls
+    (``measure.harness.unified``).
     """
     lo, hi = INT_RANGE[spec.index_type]
     limits = limits or {}
@@ -92,12 +102,21 @@ def prepare_calls(spec: MeasureSpec, variant: MeasuredVariant, functions: dict[s
         if launch.is_copy:
             calls += _copy_calls(spec, variant, launch, ws, params, limits, where, first_only)
             continue
+        if launch.kernel is None:  # a prefetch or advise step
+            from measure.harness.unified import memory_calls
+            calls += memory_calls(spec, launch, ws, first_only)
+            continue
         typestring = arg_codes(spec, launch.args)
+        from measure.harness.hopper import needs_ex
+        ex = needs_ex(spec, launch)
+        if ex and (gpu is None or not cubins or launch.kernel not in cubins):
+            raise MeasurementError(f"{where}: a cluster or tensor-map launch needs the session and the cubin")
         if prepared.setdefault(launch.kernel, typestring) != typestring:
             raise MeasurementError(f"{where}: kernel {launch.kernel} is launched with argument kinds "
                                    f"{typestring} here and {prepared[launch.kernel]} elsewhere")
         func = functions[launch.kernel]
-        func.prepare(typestring)
+        if not ex:
+            func.prepare(typestring)
         base_env = variant.env(params, limits)
         try:
             block = tuple(expr.evaluate_int(str(b), dict(base_env, i=0)) for b in launch.block)
@@ -109,11 +128,13 @@ def prepare_calls(spec: MeasureSpec, variant: MeasuredVariant, functions: dict[s
         for i in range(1 if first_only else launch.repeat):
             env = dict(base_env, i=i)
             try:
-                grid = tuple(expr.evaluate_int(g, env) for g in launch.grid) + (1,) * (3 - len(launch.grid))
+                grid = tuple(expr.evaluate_int(str(g), env) for g in launch.grid) + (1,) * (3 - len(launch.grid))
                 args = []
                 for arg, code in zip(launch.args, typestring):
                     if code == "P":
                         args.append(int(ws.allocs[arg]))
+                    elif code == "T":
+                        args.append(arg)  # encoded by ex_launch
                     elif arg in spec.scalars:
                         kind, value = spec.scalar(arg)
                         args.append(float(value) if kind.startswith("float") else int(value))
@@ -132,8 +153,12 @@ def prepare_calls(spec: MeasureSpec, variant: MeasuredVariant, functions: dict[s
                 stream = stream_name(launch, i)
             except expr.ExprError as err:
                 raise MeasurementError(f"{where}: stream: {err}") from None
-            calls.append(Call(launch.kernel, func, grid, block, tuple(args), shared, stream, tuple(launch.after),
-                              launch.id))
+            call = Call(launch.kernel, func, grid, block, tuple(args), shared, stream, tuple(launch.after), launch.id)
+            if ex:
+                from measure.harness.hopper import ex_launch
+                call.ex = ex_launch(spec, gpu, launch, cubins[launch.kernel], grid, block, shared, args, typestring,
+                                    env, ws, params, where)
+            calls.append(call)
     return calls
 
 
@@ -147,7 +172,8 @@ def _copy_calls(spec: MeasureSpec, variant: MeasuredVariant, step: Any, ws: Work
         env = dict(variant.env(params, limits), i=i)
         try:
             src_off, dst_off = expr.evaluate_int(step.src_offset, env), expr.evaluate_int(step.dst_offset, env)
-            room = min(ws.counts[step.copy] - src_off, ws.counts[step.to] - dst_off)
+            # a buffer sized by the sweep holds this point's elements (ws.count_for), not the allocation's
+            room = min(ws.count_for(spec, step.copy, variant) - src_off, ws.count_for(spec, step.to, variant) - dst_off)
             count = expr.evaluate_int(step.count, env) if step.count is not None else room
             stream = stream_name(step, i)
         except expr.ExprError as err:

@@ -45,7 +45,7 @@ def copy_record(spec: Any, calls: list[Any]) -> tuple[list[dict], dict[str, int]
     """A variant's copies (each distinct step once) and its bytes per direction in one region."""
     steps, totals = {}, {}
     for call in calls:
-        if call.kernel is not None:
+        if call.kernel is not None or getattr(call, "direction", None) is None:  # a kernel, a prefetch or advice
             continue
         totals[call.direction] = totals.get(call.direction, 0) + call.nbytes
         src, dst = call.buffers

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from measure.harness.compile import cache_dir, compile_kernels
 from measure.harness.errors import MeasurementError
+from measure.harness.fills import variant_fills
 from measure.harness.launches import prepare_calls
 from measure.harness.parallel import tune_malloc
 from measure.harness.session import GpuSession
@@ -54,15 +55,24 @@ def main(argv: list[str] | None = None) -> int:
             began = time.time()
             ws = allocate(spec, params, gpu)
             filled = time.time()
+            from measure.harness.hopper import RegionState
+            state = RegionState(spec, ws, gpu, params)
             try:
                 for variant in spec.measured_variants:
+                    if state.active:  # the managed pages and the L2 window each variant's samples start from
+                        state.before(variant)
+                    fills = variant_fills(spec, variant, ws)
+                    if fills:  # the untimed setup, before the flush as in the timed runs
+                        fills.enqueue(gpu.stream)
+                        gpu.stream.synchronize()
                     if spec.timing.l2_flush:
                         # As in the timed runs: the L2 is written over before each variant's region, not
                         # between its launches, so an unflushed pass counts the bytes the timing saw.
                         gpu.flush_l2()
                         gpu.stream.synchronize()
                     calls = prepare_calls(spec, variant, built.functions[variant.name], ws, params, prepared,
-                                          first_only=True, limits=gpu.limits)
+                                          first_only=True, limits=gpu.limits, gpu=gpu,
+                                          cubins=built.cubins[variant.name])
                     for li, (call, launch) in enumerate(zip(calls, variant.launches)):
                         call.launch(gpu.stream)
                         gpu.stream.synchronize()
@@ -71,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
                         manifest.append({"variant": variant.name, "launch": li, "kernel": call.kernel,
                                          "repeat": launch.repeat, "size": index})
             finally:
+                state.close()
                 ws.free()
             marks["sizes"].append({"inputs_s": round(filled - began, 3), "launches_s": round(time.time() - filled, 3)})
     except MeasurementError as err:

@@ -22,6 +22,8 @@ from measure.harness.check import HostBuffers
 from measure.harness.correctness import PendingCheck, check_size, kernel_scalars, host_memory, start_check
 from measure.harness.copy_floor import copy_floor_bytes, copy_floor_record, copy_floor_regions
 from measure.harness.errors import MeasurementError
+from measure.harness.disassembly import sass_record
+from measure.harness.fills import variant_fills
 from measure.harness.driver_occupancy import DriverOccupancy
 from measure.harness.launches import launch_attributes, prepare_calls
 from measure.harness.link_floor import LINK_REGIONS, LinkBuffers, copy_record, link_floor_record
@@ -31,6 +33,7 @@ from measure.harness.sampling import host_part, take_samples
 from measure.harness.session import BLOCK_TIMEOUT_NS, GpuSession
 from measure.harness.workspace import FLOOR_STREAM, allocate, allocation_bytes, fill_input
 from measure.spec import MeasureSpec, working_set_bytes
+from measure.spec.steps import blocked_variants
 
 POISON_WORDS = ("a quiet NaN of the type (float32 0x7fc00000, float16 0x7e00, bfloat16 0x7fc0), all ones "
                 "(float64 NaN, int32 -1), int8 -128")
@@ -82,10 +85,13 @@ def _measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: s
         raise MeasurementError(f"{slug}: cannot open a CUDA context: {err}") from None
     nvml = occupancy = None
     try:
+        from measure.harness.hopper import require
+        require(spec, gpu)  # clusters, tensor maps, L2 windows, managed memory: refused with the reason
         nvml = envinfo.Nvml(gpu.dev.pci_bus_id())
         with clock.phase("compile"):
             gpu.load_harness(cache_dir)
             built = nvcc.compile_kernels(slug, entry_dir, spec, gpu, cache_dir, covered)
+            compiled_code = sass_record(built, gpu.arch)
         environment = envinfo.environment(gpu, nvml, built)
         modules = len(set(built.commands.values()))
         progress(f"{slug}: compiled for {gpu.arch} on {gpu.name}" + (f" ({modules} builds)" if modules > 1 else ""))
@@ -130,6 +136,7 @@ def _measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: s
         "environment": environment,
         "method": _method(spec, gpu.flush_bytes),
         "sizes": sizes,
+        "sass": compiled_code,
     }
     # The counter pass needs the GPU alone, and the deferred comparisons need only the host: they
     # run side by side, the counters in a thread of their own with a phase clock of their own.
@@ -164,6 +171,29 @@ def _measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: s
     configs.finish()
     result["phases"] = clock.record(also=counter_clock)
     return result
+
+
+def _count_unified_memory(spec: MeasureSpec, params: dict[str, int], state, measured, enqueue_variant, gpu,
+                          label: str, progress: Callable[[str], None]):
+    """At the headline size of a spec with managed buffers, after its timing: each variant run once more,
+    untimed, from its starting state, under CUPTI's unified-memory counters (``uvm_counters``):
+    ({variant: counts}, why not) or None where there is nothing to count.  Only then, so that no timed
+    sample runs beside CUPTI's activity API."""
+    if state is None or state.managed is None or dict(params) != dict(spec.headline):
+        return None
+    from measure.harness.uvm_counters import count_variants
+
+    def runner(name: str) -> Callable[[], None]:
+        enqueue = enqueue_variant(name)
+
+        def run() -> None:
+            enqueue()
+            gpu.ctx.synchronize()
+        return run
+    counts, why = count_variants({v.name: (lambda v=v: state.before(v), runner(v.name)) for v in measured})
+    progress(f"{label} unified-memory counters: " + (why or ", ".join(
+        f"{name} {c['gpu_page_faults']:,} GPU faults, {c['bytes_htod']:,} bytes to the GPU" for name, c in counts.items())))
+    return counts, why
 
 
 def _defer_checks(spec: MeasureSpec) -> bool:
@@ -230,17 +260,26 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
     floor_bytes = copy_floor_bytes(elements, gpu.l2_bytes)
     with clock.phase("inputs"):
         ws = allocate(spec, params, gpu, extra_bytes=2 * floor_bytes)
-    floor_src = floor_dst = link = None
+    floor_src = floor_dst = link = state = None
     replays: dict[str, GraphReplay] = {}
     try:
+        from measure.harness.hopper import RegionState
+        state = RegionState(spec, ws, gpu, params)
         if any(b.location != "device" for b in spec.buffers.values()):
             with clock.phase("inputs"):
                 link = LinkBuffers(gpu)
         prepared: dict[str, str] = {}
         measured = spec.measured_variants
         calls = {v.name: StepList(prepare_calls(spec, v, built.functions[v.name], ws, params, prepared,
-                                                limits=gpu.limits)) for v in measured}
+                                                limits=gpu.limits, gpu=gpu, cubins=built.cubins[v.name]))
+                 for v in measured}
+        if state.active:  # each run starts from the same managed pages and L2 window (outside timing)
+            for v in measured:
+                calls[v.name].before_sample = lambda v=v: state.before(v)
         programs = {name: Program(gpu, steps) for name, steps in calls.items()}
+        fills = {v.name: variant_fills(spec, v, ws) for v in measured}
+        for name, steps in calls.items():
+            steps.fills = fills[name]
         for v in measured:  # the check runs each variant as it will be timed: on its streams, or its graph
             if v.spec.graph:
                 replays[v.name] = calls[v.name].runner = GraphReplay(programs[v.name], f"{label} variant {v.name}")
@@ -278,13 +317,24 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
         regions.update(floor_regions)
         if link is not None:
             regions.update(link.regions(gpu))
+        # timing.block_where_possible: the variants that can wait behind the blocking kernel (and their serial twins)
+        can_wait = blocked_variants(spec)
+        blocked = {name for name in regions if name.split(SERIAL)[0] in can_wait}
+        if state.active:
+            regions = state.wrap(regions, {**{v.name: v for v in measured},
+                                           **{v.name + SERIAL: v for v in measured}})
         with clock.phase("timing"):
-            sampled = take_samples(gpu, regions, timing, nvml, [v.name for v in measured], label, progress)
+            setups = {name: f for v in measured if (f := fills[v.name]) for name in (v.name, v.name + SERIAL)}
+            sampled = take_samples(gpu, regions, timing, nvml, [v.name for v in measured], label, progress, setups,
+                                   blocked)
         configs.advance(len(measured))
+        memory_counts = _count_unified_memory(spec, params, state, measured, enqueue_variant, gpu, label, progress)
         graph_records = {name: replay.record() for name, replay in replays.items()}
     finally:
         for replay in replays.values():
             replay.close()
+        if state is not None:
+            state.close()
         ws.free()
         for buf in (floor_src, floor_dst, link):
             if buf is not None:
@@ -319,7 +369,14 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
                                            "serial_samples_ms": samples[v.name + SERIAL]}
         if v.name in replays:
             variants[v.name]["graph"] = graph_records[v.name]
+        if fills[v.name]:
+            variants[v.name]["setup"] = fills[v.name].record()
+        if memory_counts is not None:
+            counts, why = memory_counts
+            variants[v.name]["unified_memory"] = counts.get(v.name) or {"unavailable": why or "not counted"}
         variants[v.name].update(host_part(sampled.host_samples[v.name]))
+        if v.name in blocked:
+            variants[v.name]["blocked"] = True
     return {
         "params": dict(params),
         "elements": elements,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Collection
 
 from measure import stats
 from measure.harness.envinfo import Nvml
@@ -30,14 +30,18 @@ def sampling_done(samples: dict[str, list[float]], timing: Any, taken: int, elap
     return None
 
 
-def sample_region(gpu: GpuSession, enqueue: Callable[[], None], timing: Any) -> tuple[float, float | None]:
+def sample_region(gpu: GpuSession, enqueue: Callable[[], None], timing: Any,
+                  setup: Any = None, blocking: bool | None = None) -> tuple[float, float | None]:
     """(published ms, host ms or None).  With clock "both" the region is run twice: once timed
-    with events (behind the blocking kernel where asked), then once on the host clock with no
-    blocking kernel, so each sample pairs the GPU's time with what the host paid to enqueue it."""
+    with events (behind the blocking kernel where asked: ``blocking``, else timing.blocking), then
+    once on the host clock with no blocking kernel, so each sample pairs the GPU's time with what
+    the host paid to enqueue it.  ``setup`` (the region's untimed fills) runs before each of them."""
+    fills = {} if setup is None else {"setup": setup}
+    blocking = timing.blocking if blocking is None else blocking
     if timing.clock != "both":
-        return gpu.sample(enqueue, timing.clock, timing.blocking, timing.l2_flush), None
-    device_ms = gpu.sample(enqueue, "device", timing.blocking, timing.l2_flush)
-    return device_ms, gpu.sample(enqueue, "host", False, timing.l2_flush)
+        return gpu.sample(enqueue, timing.clock, blocking, timing.l2_flush, **fills), None
+    device_ms = gpu.sample(enqueue, "device", blocking, timing.l2_flush, **fills)
+    return device_ms, gpu.sample(enqueue, "host", False, timing.l2_flush, **fills)
 
 
 def host_part(host_samples: list[float]) -> dict:
@@ -59,23 +63,32 @@ class Sampled:
 
 
 def take_samples(gpu: GpuSession, regions: dict[str, Callable[[], None]], timing: Any, nvml: Nvml,
-                 shown: list[str], label: str, progress: Callable[[str], None]) -> Sampled:
+                 shown: list[str], label: str, progress: Callable[[str], None],
+                 setups: dict[str, Any] | None = None, blocked: Collection[str] = ()) -> Sampled:
     """Warm up every region, then sample them round by round until ``sampling_done`` says stop.
 
-    ``shown`` names the regions the progress lines show (the variants; the first one counts the rounds).
+    ``shown`` names the regions the progress lines show (the variants; the first one counts the rounds);
+    ``setups`` the untimed fills run before each sample of a region, by region name; ``blocked`` the
+    regions queued behind the blocking kernel although timing.blocking is off
+    (timing.block_where_possible).
     """
+    setups = setups or {}
+
+    def block(name: str) -> bool | None:
+        return True if name in blocked else None
+
     samples: dict[str, list[float]] = {name: [] for name in regions}
     host_samples: dict[str, list[float]] = {name: [] for name in regions}
     reasons: set[str] = set()
     for _ in range(timing.warmups):
-        for enqueue in regions.values():
-            sample_region(gpu, enqueue, timing)
+        for name, enqueue in regions.items():
+            sample_region(gpu, enqueue, timing, setups.get(name), block(name))
     sm_before = nvml.sm_clock_mhz()  # just after warm-up, so the clock reflects load
     started = time.monotonic()
     stop = None
     while stop is None:
         for name, enqueue in regions.items():
-            ms, host_ms = sample_region(gpu, enqueue, timing)
+            ms, host_ms = sample_region(gpu, enqueue, timing, setups.get(name), block(name))
             samples[name].append(ms)
             if host_ms is not None:
                 host_samples[name].append(host_ms)

@@ -164,9 +164,17 @@ class GpuSession:
             except Exception:
                 pass
 
-    def sample(self, enqueue: Callable[[], None], clock: str, blocking: bool, l2_flush: bool) -> float:
-        """One timed region in milliseconds."""
+    def sample(self, enqueue: Callable[[], None], clock: str, blocking: bool, l2_flush: bool,
+               setup: Any = None) -> float:
+        """One timed region in milliseconds.  First, outside the timed region and before the L2 flush:
+        ``enqueue.before_sample``, where it has one (the state the region starts from: managed pages,
+        the L2 window), then ``setup`` (the variant's fills, ``measure.harness.fills``)."""
         stream = self.stream
+        before = getattr(enqueue, "before_sample", None)
+        if before is not None:
+            before()
+        if setup is not None:
+            setup.enqueue(stream)
         if l2_flush:
             self.flush_l2()
         if clock == "host":

@@ -9,25 +9,31 @@ order on ``main`` alone: the serial twin the overlap is measured against.
 
 ``GraphReplay`` captures a program once into a CUDA graph through NVIDIA's Python bindings
 (cuda-bindings: cuStreamBeginCapture on pycuda's own stream handle, in pycuda's current context),
-instantiates it, and replays it with cuGraphLaunch; it keeps the graph's node count, the
-instantiation time and the host time of every replay call.
+instantiates it (once untimed, then the median of INSTANTIATIONS timed calls), and replays it with
+cuGraphLaunch; it keeps the graph's node count, the instantiation times and the host time of every
+replay call.
 """
 
 from __future__ import annotations
 
+import statistics
 import time
 from typing import Any
 
 from measure.harness.errors import MeasurementError
 from measure.spec.steps import MAIN_STREAM
 
+# Timed instantiations of a graph after its warm-up one (measure.GRAPH_INSTANTIATION names the method).
+INSTANTIATIONS = 5
 SERIAL = "·serial"  # the serial twin's region: the variant's name and this
 
 
 class StepList(list):
     """A variant's prepared calls; ``runner``, where set, is how the check runs them as they will be
-    timed: its Program (several streams) or its GraphReplay."""
+    timed: its Program (several streams) or its GraphReplay; ``fills``, where set, the untimed fills
+    (``measure.harness.fills``) run before each run of them."""
     runner: Any = None
+    fills: Any = None
 
 
 class Program:
@@ -94,11 +100,28 @@ class GraphReplay:
         self.graph = graph
         err, _, count = cu.cuGraphGetNodes(graph, 0)
         self.nodes = int(count) if int(err) == 0 else None
-        started = time.perf_counter()
-        err, self.exec = cu.cuGraphInstantiate(graph, 0)
-        self._check((err,), "cuGraphInstantiate")
-        self.instantiate_ms = (time.perf_counter() - started) * 1e3
+        self.instantiate_samples_ms = self._instantiate(graph)
+        self.instantiate_ms = statistics.median(self.instantiate_samples_ms)
         self.host_s: list[float] = []
+
+    def _instantiate(self, graph: Any) -> list[float]:
+        """Instantiate the graph once untimed (the first call pays first-use costs: a warm-up, never
+        data), then INSTANTIATIONS times timed, keeping the last executable; the timed calls' ms."""
+        cu = self.cu
+        err, warm = cu.cuGraphInstantiate(graph, 0)
+        self._check((err,), "cuGraphInstantiate")
+        self._check(cu.cuGraphExecDestroy(warm), "cuGraphExecDestroy")
+        times = []
+        for i in range(INSTANTIATIONS):
+            started = time.perf_counter()
+            err, executable = cu.cuGraphInstantiate(graph, 0)
+            times.append((time.perf_counter() - started) * 1e3)
+            self._check((err,), "cuGraphInstantiate")
+            if i < INSTANTIATIONS - 1:
+                self._check(cu.cuGraphExecDestroy(executable), "cuGraphExecDestroy")
+            else:
+                self.exec = executable
+        return times
 
     def _check(self, result: Any, what: str) -> None:
         err = result[0] if isinstance(result, tuple) else result
@@ -118,6 +141,7 @@ class GraphReplay:
         samples = sorted(self.host_s)
         median = samples[len(samples) // 2] * 1e6 if samples else None
         return {"nodes": self.nodes, "instantiate_ms": round(self.instantiate_ms, 4),
+                "instantiate_samples_ms": [round(t, 4) for t in self.instantiate_samples_ms],
                 "host_launch_us": median, "replays": len(samples)}
 
     def close(self) -> None:

@@ -16,6 +16,7 @@ from measure.harness.errors import MeasurementError
 from measure.harness.parallel import map_chunks
 from measure.spec import BufferSizeError, MeasureSpec, iter_buffer_bytes
 from measure.spec.budget import host_copy_bytes
+from measure.spec.sizes import buffer_count, swept_names
 from measure.spec.limits import HOST_MEMORY_SHARE
 
 if TYPE_CHECKING:
@@ -60,9 +61,18 @@ class Workspace:
     inputs: dict[str, np.ndarray] = field(default_factory=dict)
     host: dict[str, np.ndarray] = field(default_factory=dict)   # the host buffers (pinned or pageable)
     itemsizes: dict[str, int] = field(default_factory=dict)
+    params: dict[str, int] = field(default_factory=dict)  # the size the buffers were allocated for
+    managed: dict[str, np.ndarray] = field(default_factory=dict)  # managed buffers; allocs holds their pointers
 
     def itemsize(self, name: str) -> int:
         return self.itemsizes[name]
+
+    def count_for(self, spec: MeasureSpec, name: str, variant: Any) -> int:
+        """Elements of buffer ``name`` as ``variant`` uses it: the allocation's, or for a buffer sized
+        by sweep names (``measure.spec.sizes.buffer_count``) the count at the variant's point."""
+        if not swept_names(spec, name) or not swept_names(spec, name) <= set(variant.point):
+            return self.counts[name]
+        return buffer_count(spec, name, self.params, variant)
 
     def view(self, name: str, offset: int, count: int) -> Any:
         """Elements [offset, offset + count) of a buffer: a host array view, or a device pointer."""
@@ -73,8 +83,11 @@ class Workspace:
     def free(self) -> None:
         """Free every device buffer and let the host buffers go (the host copies of inputs stay)."""
         for name, alloc in self.allocs.items():
-            if name not in self.host:
+            if name not in self.host and name not in self.managed:
                 alloc.free()
+        for array in self.managed.values():
+            array.base.free()
+        self.managed.clear()
         for array in self.host.values():
             base = getattr(array, "base", None)
             if base is not None and hasattr(base, "free"):  # pycuda's page-locked allocation
@@ -179,16 +192,26 @@ def allocate(spec: MeasureSpec, params: dict[str, int], gpu: GpuSession, extra_b
     free, total = gpu.drv.mem_get_info()
     on_device = sum(n for name, n in sizes.items() if spec.buffers[name].location == "device")
     # The device first: it is the smaller memory, and the one a size is usually chosen for.
+    from measure.harness.unified import managed_shortfall
     shortfall = (memory_shortfall(on_device + extra_bytes, free, total, stats.size_label(params), gpu.name)
+                 or managed_shortfall(spec, sizes, free - on_device - extra_bytes, stats.size_label(params))
                  or host_shortfall(spec, sizes, stats.size_label(params)))
     if shortfall:
         raise MeasurementError(shortfall)
-    ws = Workspace()
+    ws = Workspace(params=dict(params))
     try:  # each size's inputs come from the seed alone, so they do not depend on the sweep
         for stream, (name, buf) in enumerate(spec.buffers.items(), start=FLOOR_STREAM + 1):
             itemsize = np.dtype(NP_DTYPES[buf.dtype]).itemsize
             count = ws.counts[name] = sizes[name] // itemsize
             ws.itemsizes[name] = itemsize
+            if buf.location == "managed":  # filled on the host: its pages start there
+                from measure.harness.unified import allocate_managed, device_pointer
+                ws.managed[name] = allocate_managed(gpu, count, NP_DTYPES[buf.dtype], name, stats.size_label(params))
+                ws.allocs[name] = device_pointer(ws.managed[name])
+                if buf.role == "input":
+                    ws.inputs[name] = fill_input(spec.seed, stream, count, buf.dtype, buf.init)
+                    ws.managed[name][:] = ws.inputs[name]
+                continue
             if buf.location != "device":
                 ws.allocs[name] = ws.host[name] = host_buffer(gpu, buf.location, count, buf.dtype, name, params)
                 if buf.role == "input":

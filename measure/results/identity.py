@@ -8,7 +8,7 @@ import hashlib
 import json
 from typing import Any, Literal
 
-from measure import COUNTER_VERSION, HARNESS_VERSION
+from measure import COUNTER_VERSION, GRAPH_INSTANTIATION, HARNESS_VERSION
 from measure.results.model import Result
 from measure.spec import MeasureSpec
 
@@ -54,16 +54,20 @@ def fingerprint(spec_data: Any, files: dict[str, bytes], harness_version: str = 
 
 
 # Spec keys that change only how results are shown or judged, not what is measured.
-PRESENTATION_KEYS = ("ratios", "claims", "headline")
+PRESENTATION_KEYS = ("ratios", "claims", "headline", "agreement", "quantity", "roof")
 # A variant's keys that only name it on the page.
 VARIANT_PRESENTATION_KEYS = ("label", "short")
 
 
 def measured_part(spec_data: dict) -> dict:
-    """The spec without presentation-only keys, and without variant labels or their short forms."""
+    """The spec without presentation-only keys, and without variant labels or their short forms;
+    with a graph variant, how graphs are instantiated and timed (GRAPH_INSTANTIATION), so a change
+    to that re-measures the entries with graphs and no other."""
     out = {k: v for k, v in spec_data.items() if k not in PRESENTATION_KEYS}
     out["variants"] = [{k: v for k, v in var.items() if k not in VARIANT_PRESENTATION_KEYS}
                        for var in spec_data.get("variants", [])]
+    if any(var.get("graph") for var in out["variants"]):
+        out["graph_instantiation"] = GRAPH_INSTANTIATION
     return out
 
 
@@ -106,7 +110,7 @@ def _plain(value: Any) -> Any:
 # Spec keys a counter pass does not depend on: how results are shown and judged, how the reference
 # is computed and checked, how samples are taken, and which sizes are profiled (the key is per size).
 NOT_COUNTED = PRESENTATION_KEYS + ("reference", "reference_elementwise", "rtol", "atol", "timing",
-                                   "counters", "counter_sizes", "sizes")
+                                   "counters", "counter_sizes", "sizes", "graph_instantiation")
 
 
 def counter_part(spec_data: dict) -> dict:

@@ -197,6 +197,24 @@ class Failure(Record):
 
 
 @dataclass(frozen=True)
+class SassRecord(Record):
+    """The compiled code of each variant's kernels, as ``cuobjdump -sass`` showed it on the node:
+    instruction counts by mnemonic (``measure.sass``), for claims of kind sass."""
+
+    tool: str | None = field("the cuobjdump version that read the cubins", default=None)
+    arch: str | None = field("the architecture the cubins were compiled for, e.g. sm_90", default=None)
+    variants: dict[str, dict[str, dict[str, int]]] | None = field(
+        "measured variant -> kernel -> SASS mnemonic (e.g. LDGSTS.E.BYPASS.LTC128B.128) -> instructions",
+        at_least=0, default=None)
+    unavailable: str | None = field("why the code was not read (no cuobjdump on the node, a failure)",
+                                    default=None)
+
+    def _rules(self) -> None:
+        if (self.variants is None) == (self.unavailable is None):
+            raise SchemaError("variants", "expected the instruction counts or why they are unavailable, one of them")
+
+
+@dataclass(frozen=True)
 class Result(Record):
     """A results file: one entry's figures on one device model (entries/<slug>/results/<device>.json)."""
 
@@ -221,6 +239,8 @@ class Result(Record):
         "counters) and of all of it (total)", at_least=0, default=None)
     error: str | None = field("failed results: what went wrong", default=None)
     last_failure: Failure | None = field("the latest failed attempt, kept beside good figures", default=None)
+    sass: SassRecord | None = field("the instructions of each variant's kernels (claims of kind sass)",
+                                    default=None)
     signature: Envelope | None = field(
         "the measuring node's signature over everything but itself and last_failure", default=None)
 

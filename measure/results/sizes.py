@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from measure.results.base import Record, field, nonempty
+from measure.results.variant_extras import FillRecord, GraphRecord, UnifiedMemoryCounts  # noqa: F401 -- re-exported
 from measure.typed import SchemaError
 
 _TIME_STATS = ("mean", "median", "min", "max")
@@ -222,17 +223,6 @@ class Overlap(Record):
     serial_samples_ms: list[float] | None = field("the serial twin's samples, ms", above=0, default=None)
 
 
-@dataclass(frozen=True)
-class GraphRecord(Record):
-    """A graph variant: the CUDA graph its steps were captured into, and what a replay costs the host."""
-
-    nodes: int | None = field("nodes in the captured graph", at_least=0, default=None)
-    instantiate_ms: float | None = field("cuGraphInstantiate's wall time, ms", at_least=0, default=None)
-    host_launch_us: float | None = field("median host time of one cuGraphLaunch call, µs", at_least=0,
-                                         default=None)
-    replays: int | None = field("replays whose host time was taken", at_least=0, default=None)
-
-
 # -- kernel attributes -------------------------------------------------------------------------
 
 
@@ -294,6 +284,12 @@ class Variant(Record):
     streams: int | None = field("streams the steps ran on, where more than one", at_least=2, default=None)
     overlap: Overlap | None = field("the variant against its serial twin (several streams)", default=None)
     graph: GraphRecord | None = field("the CUDA graph the variant was replayed from", default=None)
+    blocked: bool | None = field("true where its GPU samples waited behind the blocking kernel although "
+                                 "method.blocking is off (timing.block_where_possible)", default=None)
+    setup: list[FillRecord] | None = field("the untimed fills run before each of its samples", default=None)
+    unified_memory: UnifiedMemoryCounts | None = field(
+        "unified-memory counters of one untimed run (entries with managed buffers, at the headline size)",
+        default=None)
 
     def _rules(self) -> None:
         _samples_match(self.samples_ms, self.stats, "samples_ms")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from measure import expr, units
 from measure.spec.checks import point_label
-from measure.spec import limits
+from measure.spec import limits, unified
 from measure.spec.limits import (CHECK_HOST_BUDGET_BYTES, MAX_HOST_BUFFER_BYTES, MAX_MEASURE_LAUNCHES, MAX_RESULT_BYTES,
                                  MAX_SAMPLING_SECONDS, RESULT_BYTES_FIXED, RESULT_BYTES_PER_LAUNCH,
                                  RESULT_BYTES_PER_LAUNCH_METRIC, RESULT_BYTES_PER_SAMPLE, RESULT_BYTES_PER_SIZE,
@@ -38,7 +38,8 @@ TYPICAL = {"sizes": 8, "runs": 203, "steps": 64, "variants": 16}
 
 def host_buffer_bytes(spec: MeasureSpec, params: dict[str, int]) -> dict[str, int]:
     """Bytes of each host buffer (pinned or pageable) at one size, in spec order."""
-    return {name: n for name, n in iter_buffer_bytes(spec, params) if spec.buffers[name].location != "device"}
+    return {name: n for name, n in iter_buffer_bytes(spec, params)
+            if spec.buffers[name].location in ("pinned", "pageable")}
 
 
 def host_copy_bytes(spec: MeasureSpec, nbytes: dict[str, int]) -> int:
@@ -51,7 +52,8 @@ def host_copy_bytes(spec: MeasureSpec, nbytes: dict[str, int]) -> int:
     outputs = [n for n, b in spec.buffers.items() if b.role == "output"]
     held = sum(nbytes[n] for n in inputs)
     if spec.reference_elementwise:
-        touched = [{a for step in v.launches for a in (*step.args, step.to)} for v in spec.measured_variants]
+        from measure.spec.hopper import step_buffers
+        touched = [{a for step in v.launches for a in step_buffers(spec, step)} for v in spec.measured_variants]
         one = max(sum(nbytes[n] for n in outputs if n in names) for names in touched)  # a group holds one at least
         return held + min(one * len(spec.measured_variants), max(CHECK_HOST_BUDGET_BYTES, one))
     as_float64 = sum(nbytes[n] // items[n] * 8 for n in inputs) + 2 * sum(nbytes[n] // items[n] * 8 for n in outputs)
@@ -59,8 +61,9 @@ def host_copy_bytes(spec: MeasureSpec, nbytes: dict[str, int]) -> int:
 
 
 def run_steps(variant: MeasuredVariant) -> int:
-    """Launches and copies one run of a variant enqueues: every step's repeats (a graph: its nodes)."""
-    return sum(step.repeat for step in variant.launches)
+    """Launches and copies one run of a variant enqueues: every step's repeats (a graph: its nodes),
+    and the memsets of its untimed setup (``measure.spec.setup``)."""
+    return sum(step.repeat for step in variant.launches) + len(variant.spec.setup)
 
 
 def regions(spec: MeasureSpec, variant: MeasuredVariant) -> int:
@@ -194,6 +197,9 @@ def limit_rows() -> list[list[str]]:
          f"at most {gib(limits.MAX_HOST_BUFFER_BYTES)} together at any size; on the node, the host buffers and "
          f"the check's host copies of inputs and outputs may use at most {limits.HOST_MEMORY_SHARE:.0%} of the "
          f"memory the machine has available, or the size fails before anything is allocated"],
+        ["managed buffers (`location: managed`)",
+         f"at most {gib(unified.MAX_MANAGED_BYTES)} together at any size; on the node, at most "
+         f"{unified.MANAGED_DEVICE_SHARE:.0%} of the device memory free when the size is allocated"],
         ["launches of one measurement",
          f"at most {limits.MAX_MEASURE_LAUNCHES:,} in the worst case: sizes x measured variants x the steps of "
          f"one run (repeats counted, a graph's nodes each) x (warm-ups + `max_runs` + the check's run) x the "

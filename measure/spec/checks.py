@@ -21,15 +21,21 @@ def check_values(spec: MeasureSpec, params: set[str]) -> None:
     to NOMINAL_DEVICE (bounded work: MAX_MEASURED_VARIANTS x MAX_LAUNCHES x (MAX_ARGS + 7) x 4
     evaluations at most; the harness still evaluates every size and repeat, on the real device,
     when it runs)."""
+    swept = check_swept_buffers(spec)
     counts = [("elements", spec.elements)] + [(f"buffers.{n}.size", b.size) for n, b in spec.buffers.items()]
     largest = spec.sizes[0]
     most = -1
     for i, point in enumerate(spec.sizes):
         for key, text in counts:
-            value = value_at(text, dict(point), key, f"sizes[{i}] {point_label(point)}")
-            if not 1 <= value <= MAX_SIZE:
-                raise SchemaError(key, f"expression {text!r} gives {value:,} elements at sizes[{i}] "
-                                       f"{point_label(point)}; expected 1 to 2**40 ({MAX_SIZE:,})")
+            # a buffer sized by sweep names, at each point of the variants that use it (bounded:
+            # MAX_MEASURED_VARIANTS points a buffer)
+            name = key[len("buffers."):-len(".size")] if key != "elements" else None
+            for sweep_point in swept.get(name, [{}]):
+                where = f"sizes[{i}] {point_label(point)}" + (f", {point_label(sweep_point)}" if sweep_point else "")
+                value = value_at(text, {**point, **sweep_point}, key, where)
+                if not 1 <= value <= MAX_SIZE:
+                    raise SchemaError(key, f"expression {text!r} gives {value:,} elements at {where}; "
+                                           f"expected 1 to 2**40 ({MAX_SIZE:,})")
             if key == "elements" and value > most:
                 largest, most = point, value
         if spec.reference_elementwise:
@@ -60,14 +66,16 @@ def check_values(spec: MeasureSpec, params: set[str]) -> None:
                         raise SchemaError(f"variants[{vi}].{key}", f"gives {value} at sizes[{i}]; expected at least 0")
         for li, launch in enumerate(mv.launches):
             where = f"variants[{vi}].launches[{li}]"
-            texts = [(f"{where}.grid[{gi}]", g) for gi, g in enumerate(launch.grid)]
+            texts = [(f"{where}.grid[{gi}]", str(g)) for gi, g in enumerate(launch.grid)]
             texts += [(f"{where}.block[{bi}]", str(b)) for bi, b in enumerate(launch.block)]
             texts += [(f"{where}.shared", str(launch.shared))]
             texts += [(f"{where}.args[{ai}]", a) for ai, a in enumerate(launch.args)
-                      if a not in spec.buffers and a not in spec.scalars]
+                      if a not in spec.buffers and a not in spec.scalars and a not in spec.tensor_maps]
             if launch.is_copy:  # a copy's element count and offsets, each a whole number within its buffers
                 texts = [(f"{where}.{k}", getattr(launch, k)) for k in ("count", "src_offset", "dst_offset")
                          if getattr(launch, k) is not None]
+            elif launch.kernel is None:  # a prefetch or advise step: nothing to evaluate
+                texts = []
             for point in points:
                 env = mv.env(dict(point), NOMINAL_DEVICE)
                 for repeat_index in sorted({0, launch.repeat - 1}):
@@ -79,7 +87,7 @@ def check_values(spec: MeasureSpec, params: set[str]) -> None:
                         seen.add(memo)
                         value_at(text, dict(env, i=repeat_index), key,
                                  f"{point_label(point)}{at}" + (f", i = {repeat_index}" if "i" in names else ""))
-                if launch.is_copy:
+                if launch.kernel is None:
                     continue
                 block = [value_at(str(b), dict(env, i=0), f"{where}.block[{bi}]", point_label(point) + at)
                          for bi, b in enumerate(launch.block)]
@@ -93,6 +101,40 @@ def check_values(spec: MeasureSpec, params: set[str]) -> None:
                 if not 0 <= shared <= MAX_SHARED_BYTES:
                     raise SchemaError(f"{where}.shared", f"gives {shared:,} bytes{at}; expected 0 to "
                                                          f"{MAX_SHARED_BYTES:,}")
+
+
+def check_swept_buffers(spec: MeasureSpec) -> dict[str, list[dict[str, int]]]:
+    """Buffers whose size names sweep names (``n / block``: one output per block): each an output or
+    scratch buffer on the device, used by at least one variant and sized by every variant that uses
+    it, never under an elementwise reference.  Returns each such buffer's distinct sweep points."""
+    params = set(spec.sizes[0])
+    out: dict[str, list[dict[str, int]]] = {}
+    for name, buf in spec.buffers.items():
+        swept = expr.names(buf.size) - params
+        if not swept:
+            continue
+        key = f"buffers.{name}.size"
+        if buf.role == "input":
+            raise SchemaError(key, f"an input's size stays over the size parameters ({', '.join(sorted(params))}): "
+                                   f"every variant reads the same seeded draws; {', '.join(sorted(swept))} "
+                                   f"may size an output or scratch buffer")
+        if buf.location != "device":
+            raise SchemaError(key, f"a {buf.location} host buffer's size stays over the size parameters")
+        if spec.reference_elementwise:
+            raise SchemaError(key, "an elementwise reference needs every output the size of the inputs; "
+                                   "a buffer sized by sweep names cannot be one")
+        users = [v for v in spec.measured_variants
+                 if any(name in (*step.args, step.copy, step.to) for step in v.launches)]
+        if not users:
+            raise SchemaError(key, f"names {', '.join(sorted(swept))}, but no variant uses {name}")
+        for v in users:
+            if not swept <= set(v.point):
+                missing = ", ".join(sorted(swept - set(v.point)))
+                raise SchemaError(key, f"names {missing}, which variant {v.base} (it uses {name}) does not "
+                                       f"sweep; size {name} by names every variant that uses it sweeps")
+        distinct = dict.fromkeys(tuple((k, v.point[k]) for k in sorted(swept)) for v in users)
+        out[name] = [dict(p) for p in distinct]
+    return out
 
 
 def _check_elementwise_counts(spec: MeasureSpec, point: dict, where: str) -> None:
@@ -167,13 +209,13 @@ def check_variants(spec: MeasureSpec, params: set[str]) -> None:
         for li, launch in enumerate(variant.launches):
             where = f"variants[{vi}].launches[{li}]"
             for ai, arg in enumerate(launch.args):
-                if arg in spec.buffers or arg in spec.scalars:
+                if arg in spec.buffers or arg in spec.scalars or arg in spec.tensor_maps:
                     continue
                 check_expr(arg, f"{where}.args[{ai}]", launch_names,
                            hint="a buffer, a scalar or an expression over the size parameters, sweep "
                                 "names and device names")
             for gi, text in enumerate(launch.grid):
-                check_expr(text, f"{where}.grid[{gi}]", launch_names)
+                check_expr(str(text), f"{where}.grid[{gi}]", launch_names)
             for bi, text in enumerate(launch.block):
                 check_expr(str(text), f"{where}.block[{bi}]", launch_names - {"i"})
             check_expr(str(launch.shared), f"{where}.shared", launch_names - {"i"})

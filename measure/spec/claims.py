@@ -28,6 +28,7 @@ CLAIM_NEEDS = {
     "metric_matches": ("variant", "metric"),
     "fraction_of_link": ("variant",),
     "overlap": ("variant",),
+    "sass": ("variant",),
 }
 # What each claim kind claims, in words (the reference's table; Claim.kind's doc says it in one breath).
 CLAIM_DOCS = {
@@ -42,12 +43,17 @@ CLAIM_DOCS = {
     "time_ratio": "time(num) / time(den) is at least `at_least` or at most `at_most` (one is required)",
     "metric_bound": "`metric` of `variant` (a declared metric or a kernel attribute) is at least `at_least` or at "
                     "most `at_most` (one is required)",
-    "metric_matches": "declared `metric` of `variant` is within `tolerance` of its prediction: relative, or "
-                      "absolute where the prediction is under 1",
+    "metric_matches": "declared `metric` of `variant` is within `tolerance` (relative) of its prediction, or "
+                      "within `absolute` (in the metric's unit) where the author states one; a prediction of 0 "
+                      "has no relative tolerance, so there `absolute` is needed (else `tolerance` is read as one)",
     "fraction_of_link": "the copies of `variant` (one direction) reach at least `at_least` (default 0.9) of the "
                         "link floor of that direction",
     "overlap": "`variant` (steps on several streams) hides at least `at_least` (or at most `at_most`) of its "
                "serial twin's time: 1 - time / serial time",
+    "sass": "the compiled code of `variant`'s kernels (or of `kernel` alone), read on the node with cuobjdump "
+            "-sass, has each instruction of `has`, none of `lacks`, and the counts `count` asks, e.g. "
+            "{HMMA: \">= 1\"}; an instruction is an opcode with any modifiers it names (LDG.E.128); judged "
+            "once per device, and not checked where the result holds no disassembly",
 }
 # The claims that compare one number with a bound: at_least by default, at_most on request.
 BOUNDED_KINDS = ("fraction_of_floor", "overfetch", "fraction_of_roof", "launch_bound", "time_ratio", "metric_bound",
@@ -74,7 +80,7 @@ class Claim:
 
     kind: Literal["speedup_matches_bytes", "speedup_matches_counted", "counter_bytes_match",
                   "fraction_of_floor", "overfetch", "fraction_of_roof", "launch_bound",
-                  "time_ratio", "metric_bound", "metric_matches", "fraction_of_link", "overlap"] = doc(
+                  "time_ratio", "metric_bound", "metric_matches", "fraction_of_link", "overlap", "sass"] = doc(
         "speedup_matches_bytes: time(num)/time(den) within `tolerance` (relative) of the predicted "
         "byte ratio; speedup_matches_counted: the same against the ratio of DRAM bytes the counters "
         "saw; counter_bytes_match: DRAM counter bytes of `variant` within `tolerance` of its "
@@ -85,9 +91,10 @@ class Claim:
         "its GPU time (needs timing.clock: both); time_ratio: time(num)/time(den) is at least "
         "`at_least` (or at most `at_most`); metric_bound: `metric` of `variant` is at least `at_least` "
         "(or at most `at_most`); metric_matches: `metric` of `variant` is within `tolerance` of its "
-        "prediction (relative, or absolute where the prediction is under 1); fraction_of_link: the copies of "
+        "prediction (relative; or within `absolute`, stated in the metric's unit); fraction_of_link: the copies of "
         "`variant` reach at least `at_least` of the link floor; overlap: `variant` hides at least `at_least` "
-        "of its serial twin's time. With `at_most`, the bounded "
+        "of its serial twin's time; sass: the compiled code of `variant` has the instructions of `has`, none "
+        "of `lacks` and the counts of `count`. With `at_most`, the bounded "
         "claims claim an upper bound instead: the number stays at or below `at_most`")
     num: str | None = doc("for speedup_matches_bytes, speedup_matches_counted and time_ratio: a variant "
                           "(a swept base name applies at every point)", default=None)
@@ -97,6 +104,21 @@ class Claim:
                              "attribute (registers, local_bytes, static_shared_bytes, dynamic_shared_bytes, "
                              "theoretical_occupancy, resident_warps)", default=None)
     tolerance: float = doc("relative tolerance, e.g. 0.1 for 10%", default=0.1)
+    has: str | list[str] | None = doc(
+        "for sass: the instruction(s) the compiled code must contain, e.g. LDGSTS or [LDG.E.128, STG.E.128] "
+        "(an opcode, with any modifiers the instruction must carry)", default=None, max_items=16)
+    lacks: str | list[str] | None = doc("for sass: the instruction(s) it must not contain, e.g. ATOMG", default=None,
+                                        max_items=16)
+    count: dict[str, str | int] | None = doc(
+        "for sass: instruction counts, e.g. {HMMA: \">= 1\", REDUX: \"== 1\"} (>=, <=, ==, >, <; a bare number "
+        "is exact), summed over the kernels judged", default=None, max_items=16)
+    kernel: str | None = doc("for sass: judge this kernel of the variant only (default: all its kernels)",
+                             default=None)
+    absolute: float | None = doc(
+        "for metric_matches: an absolute tolerance in the metric's unit, e.g. 0.05 conflicts per request; "
+        "the claim holds within the larger of it and `tolerance` x the prediction. A prediction of 0 needs "
+        "it (a relative tolerance of 0 is none); without it, `tolerance` is read as absolute there",
+        default=None)
     at_least: float | None = doc("for fraction_of_floor and fraction_of_roof (e.g. 0.9; the default), "
                                  "overfetch and launch_bound (a factor, e.g. 2), time_ratio and metric_bound "
                                  "(which need it or at_most)", default=None)
@@ -121,6 +143,38 @@ class Claim:
         "without it a failing claim keeps the entry off the site", default=None)
 
     @property
+    def sass_has(self) -> tuple[str, ...]:
+        return _patterns(self.has)
+
+    @property
+    def sass_lacks(self) -> tuple[str, ...]:
+        return _patterns(self.lacks)
+
+    def _validate_sass(self) -> None:
+        from measure import sass
+        keys = ("has", "lacks", "count", "kernel")
+        if self.kind != "sass":
+            for key in keys:
+                if getattr(self, key) is not None:
+                    raise SchemaError(key, f"only a sass claim takes {key}, not {self.kind}")
+            return
+        if self.has is None and self.lacks is None and self.count is None:
+            raise SchemaError("has", "a sass claim needs has, lacks or count")
+        for key, items in (("has", self.sass_has), ("lacks", self.sass_lacks), ("count", tuple(self.count or ()))):
+            for item in items:
+                if not sass.PATTERN.match(item):
+                    raise SchemaError(key, f"expected a SASS opcode with optional modifiers, such as LDGSTS or "
+                                           f"LDG.E.128, found {item!r}")
+        for name, bound in (self.count or {}).items():
+            try:
+                sass.parse_count(bound)
+            except ValueError as err:
+                raise SchemaError(f"count.{name}", str(err)) from None
+        both = set(self.sass_has) & set(self.sass_lacks)
+        if both:
+            raise SchemaError("lacks", f"{', '.join(sorted(both))} is both in has and in lacks")
+
+    @property
     def lower(self) -> float:
         """The lower bound a bounded claim checks (``at_least``, else DEFAULT_AT_LEAST)."""
         return DEFAULT_AT_LEAST if self.at_least is None else self.at_least
@@ -136,6 +190,13 @@ class Claim:
     def validate(self) -> None:
         if not self.tolerance >= 0:
             raise SchemaError("tolerance", f"expected a relative tolerance of at least 0, found {self.tolerance}")
+        self._validate_sass()
+        if self.absolute is not None:
+            if self.kind != "metric_matches":
+                raise SchemaError("absolute", f"only a metric_matches claim takes an absolute tolerance, "
+                                              f"not {self.kind}")
+            if not self.absolute >= 0:
+                raise SchemaError("absolute", f"expected a tolerance of at least 0, found {self.absolute}")
         if self.at_least is not None and not self.at_least > 0 and self.kind not in ("metric_bound",):
             raise SchemaError("at_least", f"expected a number above 0, found {self.at_least}")
         if self.kind in EXPLICIT_BOUND_KINDS and self.at_least is None and self.at_most is None:
@@ -159,6 +220,25 @@ class Claim:
                 raise SchemaError(key, f"required for a {self.kind} claim")
 
 
+def _patterns(value: str | tuple | None) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+def unknown_variant(spec: MeasureSpec, name: str, names: list[str]) -> str:
+    """Why ``name`` names no variant: a sweep point its variant does not have (with the points it
+    has), or no variant at all."""
+    base = name.split("[", 1)[0]
+    if "[" in name and base in names:
+        points = [v.name for v in spec.measured(base) if v.swept]
+        if not points:
+            return f"{base} has no sweep, so it has no point {name[len(base):]}; name it {base}"
+        shown = ", ".join(points[:6]) + (", ..." if len(points) > 6 else "")
+        return f"{base}'s sweep has no point {name[len(base):]}; its points are {shown}"
+    return f"expected a variant name ({', '.join(names)}), found {name!r}"
+
+
 def measured_names(spec: MeasureSpec, name: str) -> str:
     return ", ".join(v.name for v in spec.measured(name)[:2])
 
@@ -173,6 +253,9 @@ def check_claims(spec: MeasureSpec, params: set[str], names: list[str], every: s
             point = getattr(item, "point", None)
             if point is not None and not any(v.matches(point) for v in measured):
                 continue  # named below, as a point no sweep has
+            for key in ("num", "den"):
+                if getattr(item, key) not in every:
+                    raise SchemaError(f"{what}[{i}].{key}", unknown_variant(spec, getattr(item, key), names))
             if not pairs(spec, item.num, item.den, point):
                 raise SchemaError(f"{what}[{i}]", f"{item.num} and {item.den} are swept over different names, "
                                                   f"so no point of one meets a point of the other; name "
@@ -197,8 +280,7 @@ def check_claims(spec: MeasureSpec, params: set[str], names: list[str], every: s
         for key in ("num", "den", "variant"):
             value = getattr(claim, key)
             if value is not None and value not in every:
-                raise SchemaError(f"claims[{ci}].{key}", f"expected a variant name ({', '.join(names)}), "
-                                                        f"found {value!r}")
+                raise SchemaError(f"claims[{ci}].{key}", unknown_variant(spec, value, names))
         if claim.metric is not None:
             known = metric_names + list(ATTRIBUTE_METRICS)
             if claim.metric not in known:
@@ -217,9 +299,20 @@ def check_claims(spec: MeasureSpec, params: set[str], names: list[str], every: s
         if claim.point is not None:
             chosen = [v for v in measured if v.matches(claim.point)]
             if not chosen:
-                raise SchemaError(f"claims[{ci}].point", f"no variant's sweep has the point {dict(claim.point)}")
+                have: dict[str, set[int]] = {}
+                for v in measured:
+                    for k, value in v.point.items():
+                        have.setdefault(k, set()).add(value)
+                shown = "; ".join(f"{k}: {', '.join(map(str, sorted(vals)))}" for k, vals in have.items())
+                raise SchemaError(f"claims[{ci}].point", f"no variant's sweep has the point {dict(claim.point)}; "
+                                                         + (f"the sweeps have {shown}" if shown else "no variant is swept"))
         if claim.kind in ("fraction_of_link", "overlap"):
             _check_host_claim(spec, claim, ci)
+        if claim.kind == "sass" and claim.kernel is not None:
+            kernels = sorted({s.kernel for s in spec.variant(claim.variant).launches if s.kernel})
+            if claim.kernel not in kernels:
+                raise SchemaError(f"claims[{ci}].kernel", f"expected a kernel {claim.variant} launches "
+                                                          f"({', '.join(kernels) or 'none'}), found {claim.kernel!r}")
 
 
 def _check_host_claim(spec: MeasureSpec, claim: Claim, ci: int) -> None:

@@ -15,9 +15,14 @@ from measure.spec.checks import check_expr, check_values, check_variants
 from measure.spec.claims import (ATTRIBUTE_METRICS, BOUNDED_KINDS, CLAIM_DOCS, CLAIM_NEEDS,  # noqa: F401 -- re-exported
                                  DEFAULT_AT_LEAST, EXPLICIT_BOUND_KINDS, Claim, check_claims)
 from measure.spec.steps import Launch, check_steps  # noqa: F401 -- Launch re-exported
+from measure.spec.setup import MAX_SETUP, Setup, check_setup
+from measure.spec.hopper import L2Window, TensorMap, check_hopper
+from measure.spec.unified import check_managed
 from measure.spec.limits import (DTYPE_TOLERANCE, FILE_NAME, MAX_BUFFERS, MAX_LAUNCHES, MAX_METRICS,
                                  MAX_RUNS, MAX_SIZE, MAX_SIZES, MAX_SWEEP_POINTS, MAX_SWEEP_VALUES,
                                  MAX_VARIANTS, MAX_WARMUPS, NVCC_FLAG, NVCC_FLAGS_SHOWN)
+from measure.spec.presentation import QUANTITIES, Agreement, Roof  # noqa: F401 -- re-exported
+from measure.spec.timing import Timing  # noqa: F401 -- re-exported
 from measure.typed import SchemaError, doc
 
 if TYPE_CHECKING:
@@ -40,10 +45,12 @@ class Buffer:
     size: str = doc("element count, an expression over the size parameters", default="n")
     init: Literal["normal", "uniform"] = doc(
         "input fill: standard normal, or uniform on [-1, 1)", default="normal")
-    location: Literal["device", "pinned", "pageable"] = doc(
-        "where the buffer lives: device memory, page-locked (pinned) host memory, or ordinary pageable "
-        "host memory; host buffers are filled, poisoned and checked as device ones are, and reach the "
-        "device only through copy steps", default="device")
+    location: Literal["device", "pinned", "pageable", "managed"] = doc(
+        "where the buffer lives: device memory, page-locked (pinned) host memory, ordinary pageable "
+        "host memory, or managed (unified) memory that host and device both address; host buffers are "
+        "filled, poisoned and checked as device ones are, and reach the device only through copy steps; "
+        "kernels read managed buffers directly, their pages moving on first touch or by prefetch steps",
+        default="device")
     rtol: float | None = doc(
         "an output's per-element relative tolerance against the float64 reference; defaults to the "
         "data type's (float16 1e-3, bfloat16 8e-3, int8 0), else to measure.rtol", default=None)
@@ -112,6 +119,17 @@ class Variant:
     maxrregcount: int | str | None = doc(
         "register limit per thread for this variant's build (-maxrregcount=N): an integer or an "
         "expression over the sweep names", default=None)
+    setup: list[Setup] = doc(
+        "untimed fills before each run of the variant (the check's, every warm-up and sample, the "
+        "counter pass's): e.g. [{fill: hist, value: 0}] zeroes an output that atomics accumulate into; "
+        "enqueued ahead of the L2 flush and the blocking kernel, so neither the fill nor its writes "
+        "are timed", default_factory=tuple, max_items=MAX_SETUP)
+    resident: dict[str, Literal["host", "device"]] = doc(
+        "where each managed buffer's pages are before every sample, outside the timed region: host (the "
+        "default: the kernels' first touch migrates them inside it) or device (prefetched before it)",
+        default_factory=dict)
+    l2_window: L2Window | None = doc("an L2 access-policy window on the stream this variant's kernels run on "
+                                     "(persistence; sm_80)", default=None)
 
     def validate(self) -> None:
         if not self.launches:
@@ -177,47 +195,6 @@ class Metric:
 
 
 @dataclass(frozen=True)
-class Timing:
-    """How the harness times each variant."""
-
-    clock: Literal["device", "host", "both"] = doc(
-        "device: CUDA events around the region; host: wall time of enqueue plus synchronize "
-        "(launch-overhead entries); both: device samples as published, plus a host sample of each "
-        "region (without the blocking kernel) taken right after it", default="device")
-    blocking: bool = doc("enqueue each timed region behind a blocking kernel so host launch cost "
-                         "stays out of device time", default=True)
-    l2_flush: bool = doc("read a buffer of twice the L2 before every sample (cold, clean caches)", default=True)
-    warmups: int = doc("untimed runs before sampling", default=3)
-    runs: int = doc("the fewest timed samples per variant", default=10)
-    max_runs: int = doc("keep sampling past runs, up to this many, until every region's median is "
-                        "known to within target_ci (nvbench's stopping rule); set it to runs for a "
-                        "fixed count", default=200)
-    target_ci: float = doc("stop sampling once the 95% confidence interval of each region's median is "
-                           "within +/- this fraction of the median", default=0.005)
-    max_seconds: float = doc("wall-clock cap on sampling one size, whatever the interval", default=30.0)
-    statistic: Literal["mean", "median", "min"] = doc("the statistic the page publishes", default="mean")
-
-    def validate(self) -> None:
-        if self.clock == "host" and self.blocking:
-            raise SchemaError("blocking", "a blocking kernel cannot be used with clock: host "
-                                          "(host time is what is measured); set blocking: false")
-        if self.runs < 1:
-            raise SchemaError("runs", f"expected at least 1 timed run, found {self.runs}")
-        if self.warmups < 0:
-            raise SchemaError("warmups", f"expected 0 or more warm-up runs, found {self.warmups}")
-        if self.warmups > MAX_WARMUPS:
-            raise SchemaError("warmups", f"expected at most {MAX_WARMUPS:,} warm-up runs, found {self.warmups:,}")
-        if self.max_runs < self.runs:
-            raise SchemaError("max_runs", f"expected max_runs >= runs ({self.runs}), found {self.max_runs}")
-        if self.max_runs > MAX_RUNS:
-            raise SchemaError("max_runs", f"expected at most {MAX_RUNS:,} samples per variant, found {self.max_runs:,}")
-        if not 0 < self.target_ci < 1:
-            raise SchemaError("target_ci", f"expected a fraction between 0 and 1, found {self.target_ci}")
-        if not self.max_seconds > 0:
-            raise SchemaError("max_seconds", f"expected a positive number of seconds, found {self.max_seconds}")
-
-
-@dataclass(frozen=True)
 class Ratio:
     """A ratio the page shows: time of ``num`` over time of ``den``, beside its byte ratio."""
 
@@ -262,9 +239,21 @@ class MeasureSpec:
     counters: bool = doc("run an Nsight Compute pass for DRAM bytes where ncu is available", default=True)
     metrics: list[Metric] = doc("Nsight Compute metrics recorded beside the DRAM bytes, with their "
                                 "normalisation and predictions", default_factory=tuple, max_items=MAX_METRICS)
+    quantity: Literal["auto", "gbps", "tflops", "time"] = doc(
+        "what the page leads with, the quantity the claims are about: gbps (GB/s against the copy or link "
+        "floor, where bytes are the story), tflops (compute-bound kernels), time (µs per launch, or per kernel "
+        "node of a graph); auto works it out from the claims and data; presentation only", default="auto")
+    roof: Roof | None = doc("where the roofline's compute ceiling comes from (a peer variant or a cited "
+                            "peak); without it the page draws no roofline; presentation only", default=None)
     counter_sizes: Literal["headline", "all"] = doc(
         "where the counter pass runs: the headline size only, or every size of the sweep "
         "(to see the L2 regime in bytes)", default="headline")
+    agreement: Agreement | None = doc(
+        "the agreement a reproduction (`glossary reproduce` on another node) must reach with the record, "
+        "per size regime; a presentation key: changing it leaves every result current", default=None)
+    tensor_maps: dict[str, TensorMap] = doc(
+        "tensor maps for the TMA by name: a launch argument naming one passes it by value "
+        "(`const __grid_constant__ CUtensorMap`); sm_90", default_factory=dict, max_items=8)
 
     def validate(self) -> None:
         if not self.sources:
@@ -302,16 +291,21 @@ class MeasureSpec:
         if dict(self.headline) not in [dict(p) for p in self.sizes]:
             raise SchemaError("headline", f"expected one of the sizes, found {dict(self.headline)}")
         check_expr(self.elements, "elements", params)
+        swept = {n for v in self.variants for n in v.sweep}
         for name, buf in self.buffers.items():
-            check_expr(buf.size, f"buffers.{name}.size", params)
+            check_expr(buf.size, f"buffers.{name}.size", params | swept,
+                       hint="an expression over the size parameters and the sweep names")
         names = [v.name for v in self.variants]
         if len(set(names)) != len(names):
             raise SchemaError("variants", f"variant names must be unique, found {names}")
         clash = set(self.buffers) & set(self.scalars)
         if clash:
             raise SchemaError("scalars", f"{sorted(clash)} name both a buffer and a scalar")
+        check_managed(self, params)
         check_variants(self, params)
         check_steps(self, params)
+        check_setup(self)
+        check_hopper(self, params)
         measured = self.measured_variants
         every = {v.name for v in measured} | set(names)
         for ri, ratio in enumerate(self.ratios):
@@ -319,6 +313,8 @@ class MeasureSpec:
                 if getattr(ratio, key) not in every:
                     raise SchemaError(f"ratios[{ri}].{key}", f"expected a variant name ({', '.join(names)}), "
                                                             f"found {getattr(ratio, key)!r}")
+        if self.roof is not None and self.roof.peer is not None and self.roof.peer not in every:
+            raise SchemaError("roof.peer", f"expected a variant name ({', '.join(names)}), found {self.roof.peer!r}")
         check_claims(self, params, names, every)
         check_values(self, params)
         from measure.spec.budget import check_budget  # it reads sizes, which imports this module

@@ -25,6 +25,16 @@ _POINTEE = {"float": "float32", "float2": "float32", "float4": "float32", "doubl
             "__half": "float16", "half": "float16", "__half2": "float16", "half2": "float16",
             "__nv_bfloat16": "bfloat16", "nv_bfloat16": "bfloat16", "__nv_bfloat162": "bfloat16",
             "int8_t": "int8", "char": "int8", "char4": "int8"}
+# CUDA's vector types (float2, int4, uint3, double4, ...) read the element type of their base, and
+# the fixed-width integer types theirs; a pointee no spec data type has (short, long long, uint64_t)
+# is named as its own type, so a buffer passed to it is a mismatch rather than not judged.
+_VECTOR_BASES = {"float": "float32", "double": "float64", "int": "int32", "uint": "int32", "char": "int8",
+                 "uchar": "uint8", "short": "int16", "ushort": "int16", "long": "int64", "ulong": "int64",
+                 "longlong": "int64", "ulonglong": "int64"}
+_POINTEE.update({f"{base}{width}": dtype for base, dtype in _VECTOR_BASES.items() for width in (1, 2, 3, 4)})
+_POINTEE.update({"uint32_t": "int32", "int64_t": "int64", "uint64_t": "int64", "long long": "int64",
+                 "int16_t": "int16", "uint16_t": "int16", "short": "int16", "uint8_t": "uint8",
+                 "__nv_bfloat162": "bfloat16", "nv_bfloat162": "bfloat16", "bool": "bool"})
 _SCALAR = {"float": "float32", "double": "float64", "int": "int32", "int32_t": "int32", "uint32_t": "int32",
            "unsigned": "int32", "long long": "int64", "int64_t": "int64", "uint64_t": "int64", "size_t": "int64",
            "ptrdiff_t": "int64", "long": "int64"}

@@ -28,22 +28,64 @@ def buffer_bytes(spec: MeasureSpec, params: dict[str, int]) -> dict[str, int]:
 
 
 def iter_buffer_bytes(spec: MeasureSpec, params: dict[str, int]) -> Iterator[tuple[str, int]]:
-    """``buffer_bytes`` one buffer at a time, in spec order, for a caller that checks each as it comes."""
-    env = dict(params)
+    """``buffer_bytes`` one buffer at a time, in spec order, for a caller that checks each as it comes.
+    A buffer sized by sweep names is counted at the largest point of the variants that use it
+    (``buffer_count``): it is allocated once per size, at that count."""
     for name, buf in spec.buffers.items():
         try:
-            count = expr.evaluate_int(buf.size, env)
+            count = buffer_count(spec, name, params)
         except expr.ExprError as err:
             raise BufferSizeError(name, err) from None
         yield name, count * DTYPE_BYTES[buf.dtype]
+
+
+def swept_names(spec: MeasureSpec, name: str) -> set[str]:
+    """The sweep names a buffer's size expression uses ({} for a buffer sized by the size alone)."""
+    return expr.names(spec.buffers[name].size) - set(spec.sizes[0])
+
+
+def users(spec: MeasureSpec, name: str) -> list:
+    """The measured variants whose steps use buffer ``name`` (pass it, or copy from or to it)."""
+    return [v for v in spec.measured_variants
+            if any(name in (*step.args, step.copy, step.to) for step in v.launches)]
+
+
+def buffer_count(spec: MeasureSpec, name: str, params: dict[str, int], variant=None) -> int:
+    """Elements of buffer ``name`` at size ``params``: for ``variant`` (a measured variant), at its
+    sweep point; without one, the allocation's count: a buffer sized by sweep names at the largest
+    point of the variants that use it.  Raises expr.ExprError where the expression cannot be
+    evaluated."""
+    text = spec.buffers[name].size
+    swept = swept_names(spec, name)
+    if not swept:
+        return expr.evaluate_int(text, dict(params))
+    if variant is not None:
+        return expr.evaluate_int(text, {**params, **variant.point})
+    points = {tuple(sorted(v.point.items())) for v in users(spec, name) if swept <= set(v.point)}
+    if not points:
+        raise expr.ExprError(f"{text!r} names {', '.join(sorted(swept))}, which no variant that uses "
+                             f"{name} sweeps")
+    return max(expr.evaluate_int(text, {**params, **dict(point)}) for point in points)
+
+
+def variant_counts(spec: MeasureSpec, variant, params: dict[str, int]) -> dict[str, int]:
+    """Elements of each buffer as ``variant`` sees it at ``params``: a buffer sized by sweep names at
+    the variant's point, one the variant's point does not size left out (it does not use it)."""
+    out = {}
+    for name in spec.buffers:
+        if swept_names(spec, name) <= set(variant.point):
+            out[name] = buffer_count(spec, name, params, variant)
+    return out
 
 
 def working_set_bytes(spec: MeasureSpec, params: dict[str, int]) -> int:
     """The most bytes any one variant's device buffers span at ``params``: the buffers its launches
     pass or its copies touch, each counted once (``buffer_bytes``); what a result's
     ``working_set_bytes`` records.  Host buffers never sit in the L2, so they are not counted."""
-    sizes = {name: n for name, n in buffer_bytes(spec, params).items() if spec.buffers[name].location == "device"}
-    used = ({arg for launch in v.launches for arg in (*launch.args, launch.copy, launch.to) if arg in sizes}
+    sizes = {name: n for name, n in buffer_bytes(spec, params).items()
+             if spec.buffers[name].location in ("device", "managed")}
+    from measure.spec.hopper import step_buffers  # hopper imports sizes' module lazily too
+    used = ({arg for launch in v.launches for arg in step_buffers(spec, launch) if arg in sizes}
             for v in spec.variants)
     return max((sum(sizes[name] for name in names) for names in used), default=0)
 
@@ -79,7 +121,7 @@ def fit_problems(spec: MeasureSpec) -> list[str]:
     for i, point in enumerate(spec.sizes):
         try:
             need = sum(n for name, n in buffer_bytes(spec, dict(point)).items()
-                       if spec.buffers[name].location == "device")
+                       if spec.buffers[name].location in ("device", "managed"))
         except expr.ExprError as err:
             problems.append(f"measure.sizes[{i}] {point_label(point)}: the working set cannot be worked out: {err}.")
             continue

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from measure import expr
 from measure.spec.checks import check_expr
 from measure.spec.limits import DEVICE_NAMES, MAX_ARGS, MAX_REPEAT
+from measure.spec import unified
 from measure.typed import SchemaError, doc
 
 if TYPE_CHECKING:
@@ -31,8 +32,8 @@ class Launch:
     """One step of a variant (``repeat`` times): a kernel launch, or a copy between two buffers."""
 
     kernel: str | None = doc("the __global__ function's name (declare it extern \"C\"); or use copy", default=None)
-    grid: list[str] = doc("grid dimensions (1 to 3): expressions over the size parameters, the variant's "
-                          "sweep names and the device names", default_factory=tuple)
+    grid: list[int | str] = doc("grid dimensions (1 to 3): integers, or expressions over the size parameters, "
+                                "the variant's sweep names and the device names", default_factory=tuple)
     block: list[int | str] = doc("block dimensions (1 to 3): integers, or expressions over the size "
                                  "parameters, the sweep names and the device names; at most 1024 threads",
                                  default_factory=tuple)
@@ -58,6 +59,19 @@ class Launch:
     id: str | None = doc("a name for the step that `after` may refer to (a repeated step: its last "
                          "repeat)", default=None)
     after: list[str] = doc("steps (by id) this one waits for, on whatever stream they ran", default_factory=tuple)
+    cluster: list[int | str] = doc(
+        "thread-block cluster extents (one per grid dimension), e.g. [2, 1]: the blocks of a cluster run at once "
+        "and share their shared memory (distributed shared memory); launched with cuLaunchKernelEx; sm_90",
+        default_factory=tuple)
+    prefetch: str | None = doc("a prefetch step: the managed buffer whose pages cuMemPrefetchAsync moves to "
+                               "`location`, on the step's stream", default=None)
+    advise: str | None = doc("an advise step: the managed buffer cuMemAdvise describes with `advice`", default=None)
+    advice: Literal["read_mostly", "preferred_location", "accessed_by"] | None = doc(
+        "an advise step's advice: read_mostly (read copies on every processor that reads), preferred_location "
+        "(the pages' home), accessed_by (map the pages for that processor, no migration on its access)",
+        default=None)
+    location: Literal["device", "host"] | None = doc(
+        "where a prefetch moves the pages, or the processor preferred_location and accessed_by name", default=None)
 
     @property
     def is_copy(self) -> bool:
@@ -65,15 +79,27 @@ class Launch:
 
     @property
     def label(self) -> str:
+        if unified.is_memory_step(self):
+            return unified.step_label(self)
         return self.kernel if self.kernel is not None else f"copy {self.copy} -> {self.to}"
 
     def validate(self) -> None:
-        if (self.kernel is None) == (self.copy is None):
-            raise SchemaError("kernel", "a step is a kernel launch (kernel) or a copy (copy and to), not both")
+        kinds = [k for k in ("kernel", "copy", "prefetch", "advise") if getattr(self, k) is not None]
+        if len(kinds) != 1:
+            raise SchemaError("kernel", "a step is a kernel launch (kernel), a copy (copy and to), a prefetch or an "
+                                        "advise: one of them, not both")
         if not 1 <= self.repeat <= MAX_REPEAT:
             raise SchemaError("repeat", f"expected 1 to {MAX_REPEAT:,} launches, found {self.repeat:,}")
         if not STREAM.match(self.stream):
             raise SchemaError("stream", f"expected a stream name such as s1 or s{{i % 2}}, found {self.stream!r}")
+        if unified.is_memory_step(self):
+            unified.validate_memory_step(self)
+            return
+        if self.kernel is None and self.cluster:
+            raise SchemaError("cluster", "only a kernel launch runs in clusters")
+        for key in ("advice", "location"):
+            if getattr(self, key) is not None:
+                raise SchemaError(key, "only a prefetch or advise step takes advice and location")
         if self.is_copy:
             if self.to is None:
                 raise SchemaError("to", "a copy step names its destination buffer")
@@ -97,8 +123,10 @@ class Launch:
             threads *= b
         if any(b < 1 for b in fixed) or threads > 1024:
             raise SchemaError("block", f"expected positive sizes with at most 1024 threads, found {list(self.block)}")
+        if any(isinstance(g, int) and g < 1 for g in self.grid):
+            raise SchemaError("grid", f"expected positive sizes, found {list(self.grid)}")
         for i, text in enumerate(self.grid):
-            check_expr(text, f"grid[{i}]")
+            check_expr(str(text), f"grid[{i}]")
         for i, text in enumerate(self.block):
             check_expr(str(text), f"block[{i}]")
         check_expr(str(self.shared), "shared")
@@ -138,7 +166,7 @@ def check_steps(spec: MeasureSpec, params: set[str]) -> None:
         for li, step in enumerate(variant.launches):
             where = f"variants[{vi}].launches[{li}]"
             for ai, arg in enumerate(step.args):
-                if arg in spec.buffers and spec.buffers[arg].location != "device":
+                if arg in spec.buffers and spec.buffers[arg].location not in ("device", "managed"):
                     raise SchemaError(f"{where}.args[{ai}]", f"{arg} is a {spec.buffers[arg].location} host buffer; "
                                                              f"a kernel reads device buffers (copy it first)")
             if step.is_copy:
@@ -173,15 +201,30 @@ def check_steps(spec: MeasureSpec, params: set[str]) -> None:
                     raise SchemaError(f"{where}.id", f"{step.id!r} names an earlier step already")
                 ids.add(step.id)
         outputs = {n for n, b in spec.buffers.items() if b.role == "output"}
-        touched = {arg for step in variant.launches for arg in (*step.args, step.to) if arg}
+        from measure.spec.hopper import step_buffers
+        touched = {arg for step in variant.launches for arg in step_buffers(spec, step)}
         if outputs and not outputs & touched:
             raise SchemaError(f"variants[{vi}]", f"{variant.name} writes none of the outputs "
                                                  f"({', '.join(sorted(outputs))}): nothing of it could be checked")
-        pageable = [s for s in variant.launches if s.is_copy and "pageable" in
-                    (spec.buffers[s.copy].location, spec.buffers[s.to].location)]
+        pageable = copies_pageable(spec, variant)
         if pageable and spec.timing.blocking:
             raise SchemaError("timing.blocking", f"{variant.name} copies from or to pageable memory, which "
                                                  f"the host waits for: it would wait behind the blocking kernel "
                                                  f"until that times out; set timing.blocking: false")
         if len(streams) > MAX_STREAMS:
             raise SchemaError(f"variants[{vi}]", f"the steps use {len(streams)} streams; at most {MAX_STREAMS}")
+
+
+def copies_pageable(spec: "MeasureSpec", variant) -> bool:
+    """Whether a variant copies from or to pageable memory: the host stages such a copy itself, so
+    it cannot wait behind the blocking kernel."""
+    return any(s.is_copy and "pageable" in (spec.buffers[s.copy].location, spec.buffers[s.to].location)
+               for s in variant.launches)
+
+
+def blocked_variants(spec: "MeasureSpec") -> set[str]:
+    """The measured variants queued behind the blocking kernel although timing.blocking is off:
+    with timing.block_where_possible, every one that copies no pageable memory (pure)."""
+    if spec.timing.blocking or not spec.timing.block_where_possible:
+        return set()
+    return {v.name for v in spec.measured_variants if not copies_pageable(spec, v)}
