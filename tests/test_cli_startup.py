@@ -17,7 +17,8 @@ import pytest
 from conftest import ROOT, write_project
 
 HEAVY = ("numpy", "ml_dtypes", "jinja2", "rich.console", "measure.harness.workspace", "measure.harness.check",
-         "glossary.checks", "glossary.verdicts.assess", "markdown", "cryptography.hazmat")
+         "glossary.checks", "glossary.verdicts.assess", "glossary.entries.model", "measure.attest", "markdown",
+         "cryptography.hazmat")
 
 # Runs the command line in a fresh interpreter and prints, after its output, which modules it loaded.
 _PROBE = textwrap.dedent("""\
@@ -50,7 +51,7 @@ def test_help_imports_no_heavy_module():
     assert _heavy(modules) == []
 
 
-@pytest.mark.parametrize("command", ["check", "measure", "sign", "node", "try", "render", "import"])
+@pytest.mark.parametrize("command", ["check", "measure", "sign", "node", "try", "render", "import", "reproduce"])
 def test_a_command_s_help_imports_no_heavy_module(command):
     modules, out = _loaded(command, "--help")
     assert "Usage:" in out
@@ -76,7 +77,8 @@ def test_check_of_an_entry_without_a_spec_imports_neither_numpy_nor_the_harness(
     report = json.loads(out)
     assert [e["slug"] for e in report["entries"]] == ["plain"]
     # the gate binds figures through Jinja2's parser: check needs jinja2, nothing heavier
-    assert _heavy(modules, allowed=("jinja2", "glossary.checks", "glossary.verdicts.assess", "markdown")) == []
+    assert _heavy(modules, allowed=("jinja2", "glossary.checks", "glossary.verdicts.assess", "glossary.entries.model",
+                                    "measure.attest", "markdown")) == []
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed: the trial runs no code")

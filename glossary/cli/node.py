@@ -156,8 +156,8 @@ def _reproductions_scan(entries_dir: Path, key: attest.PublicKey) -> retired.Sca
 
 
 def _retire(out, entries_dir: Path, nodes_file: Path, folder: Path, key: trust.TrustedKey, reason: str,
-            scanner=retired.scan) -> Path:
-    found = scanner(entries_dir, key.key)
+            scanner=None) -> Path:
+    found = (scanner or retired.scan)(entries_dir, key.key)  # a default of retired.scan would import it for --help
     path = retired.record_path(folder, key.name)
     if path.exists():  # another key's record whose name reads the same as a file name
         raise Problems(f"{key.name} not retired: {display_path(path)} holds another key's record; give the key "
@@ -177,8 +177,8 @@ def _retire(out, entries_dir: Path, nodes_file: Path, folder: Path, key: trust.T
     return path
 
 
-def _already(out, entries_dir: Path, record: retired.RetiredKey, scanner=retired.scan) -> None:
-    found = scanner(entries_dir, attest.PublicKey.parse(record.line[record.line.index("ssh-ed25519"):]))
+def _already(out, entries_dir: Path, record: retired.RetiredKey, scanner=None) -> None:
+    found = (scanner or retired.scan)(entries_dir, attest.PublicKey.parse(record.line[record.line.index("ssh-ed25519"):]))
     refused = {d: what for d, what in found.signed.items() if d not in record.signed}
     out.print(f"{escape(record.name)} was retired on {record.retired_on} with {len(record.signed)} signatures "
               f"listed ({escape(display_path(record.path))}); nothing added.")
