@@ -8,6 +8,7 @@ hook in ``hooks/`` maps MkDocs events onto it.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
 import os
@@ -20,7 +21,8 @@ from typing import Callable
 from jinja2.sandbox import SandboxedEnvironment
 
 from glossary.entries import lessons, lint
-from glossary.entries.model import Entry, EntryError, display_path, load_entries
+from glossary.entries.model import Entry, EntryError, display_path, load_entries, parse_entry, read_entries
+from glossary.memo import Memo, data_signature, tree_signature
 from glossary.settings import OPTIONS, GlossaryError, Settings
 from glossary.site import leaks, page, plots, render, sitefiles, sitemap, tooltips
 from glossary.verdicts import assess, gate
@@ -55,7 +57,11 @@ class GlossaryBuild:
     # docs-relative path -> the text this build rendered from the shown entries (pages, tag pages, the
     # index, glossary.json): what the leak check counts as shown, so text shared with it is no leak
     rendered: dict[str, str] = field(default_factory=dict)
+    # `mkdocs serve` only: per-entry work kept between rebuilds (glossary.memo); a plain build has none
+    memo: Memo | None = None
+    broken: dict[str, str] = field(default_factory=dict)  # serve only: slug -> why its file does not parse
     _env: SandboxedEnvironment | None = field(default=None, init=False, repr=False)
+    _page_context: str | None = field(default=None, init=False, repr=False)
 
     # -- measure ---------------------------------------------------------------
 
@@ -98,21 +104,29 @@ class GlossaryBuild:
             problems.append("symbolic links to folders under the docs folder: MkDocs would walk and publish "
                             "what they point at, so the build stops; remove them:\n  " + "\n  ".join(
                                 f"{display_path(p)} -> {os.readlink(p)}" for p in linked))
-        try:
-            self.entries = load_entries(self.settings.entries_dir)
-        except EntryError as err:
-            problems.append(str(err))
+        if self.memo is not None:
+            self._load_serving(problems)
+        else:
+            try:
+                self.entries = load_entries(self.settings.entries_dir)
+            except EntryError as err:
+                problems.append(str(err))
         if problems:  # every problem at once: one bad file does not hide the others
             raise GlossaryError("\n".join(problems))
         for line in self.settings.override_warnings():
-            self.log.warning("%s", line)
+            self._say(logging.WARNING, line)
         if measurer is not None:
             measurer(list(self.entries.values()))
         self.policy = self.settings.load_trust()
         self.lesson_catalog = self.settings.load_catalog()
+        context = self._assess_context() if self.memo is not None else ""
         for slug, entry in self.entries.items():
             try:
-                judged = assess.assess_recorded(entry, self.policy, self.lesson_catalog)
+                if self.memo is not None:
+                    judged = self.memo.keep("assessment", slug, context, lambda e=entry: assess.assess_recorded(
+                        e, self.policy, self.lesson_catalog))
+                else:
+                    judged = assess.assess_recorded(entry, self.policy, self.lesson_catalog)
             except store.StoreError as err:
                 raise GlossaryError(str(err)) from None
             self.assessments[slug], self.results[slug], self.verdicts[slug] = judged, judged.results, judged.verdict
@@ -124,6 +138,38 @@ class GlossaryBuild:
         self.lessons_by_day = lessons.entries_by_day([m.entry for m in self.shown_models()])
         self.hidden = frozenset(s for s in self.entries if not self.shown(s))
         self._report()
+        if self.memo is not None and self.memo.builds > 1:
+            total = len(self.entries) + len(self.broken)
+            self.log.info("rebuilt: %d of %d entr%s changed; what the log said before holds for the rest",
+                          total - self.memo.reused, total, "y" if total == 1 else "ies")
+
+    def _load_serving(self, problems: list[str]) -> None:
+        """`mkdocs serve`: entries through the memo, and an entry whose file does not parse is shown as its
+        error, on its own page, while every other page is served (a plain build stops instead)."""
+        self.memo.start()
+        self.entries, errors = read_entries(self.settings.entries_dir, parse=self.memo.parser(parse_entry))
+        self.broken = {}
+        for err in errors:
+            slug = Path(err.path).stem
+            self.broken[slug] = (self.broken[slug] + "\n" if slug in self.broken else "") + str(err)
+            self.entries.pop(slug, None)
+        for slug, why in self.broken.items():
+            self._say(logging.WARNING, f"{why}\n(mkdocs serve shows this on the page of {slug!r} and serves the "
+                                       f"others; a build stops here)")
+
+    def _assess_context(self) -> str:
+        """What every entry's assessment depends on besides the entry (for the memo): the trust files,
+        the lesson catalogue, the date."""
+        root = self.settings.trust_root or self.settings.entries_dir.parent
+        trust_files = {(root / self.settings.trusted_nodes).parent, (root / self.settings.trusted_people).parent}
+        catalog = [self.settings.lessons_file] if self.settings.lessons_file else []
+        return tree_signature(*sorted(trust_files), *catalog) + self.settings.trust + str(dt.date.today())
+
+    def _say(self, level: int, line: str) -> None:
+        """Log ``line``, unless it is a note a `mkdocs serve` rebuild would say again (glossary.memo.Memo.fresh):
+        a WARNING is logged by every build, so `--strict` counts it each time."""
+        if self.memo is None or level >= logging.WARNING or self.memo.fresh(line):
+            self.log.log(level, "%s", line)
 
     def shown_models(self) -> list[page.PageModel]:
         """Page models of the entries this build's site shows."""
@@ -131,6 +177,8 @@ class GlossaryBuild:
 
     def shown(self, slug: str) -> bool:
         """Whether the entry appears in this build's site (published, or a draft in preview)."""
+        if slug not in self.verdicts:  # serve only: an entry whose file does not parse (self.broken)
+            return False
         return self.settings.preview or self.verdicts[slug].publishable
 
     @property
@@ -141,18 +189,19 @@ class GlossaryBuild:
         for entry in self.refused:
             reasons = "; ".join(self.verdicts[entry.slug].reasons)
             if self.settings.preview:
-                self.log.info("%s: shown as a draft in this preview (%s)", display_path(entry.path), reasons)
+                self._say(logging.INFO, f"{display_path(entry.path)}: shown as a draft in this preview ({reasons})")
             else:
-                self.log.warning("%s: refused, left out of the site: %s", display_path(entry.path), reasons)
+                self._say(logging.WARNING, f"{display_path(entry.path)}: refused, left out of the site: {reasons}")
         for why in sitefiles.stray_files(self.settings.entries_dir, self.entries):
-            self.log.warning("%s", why)
+            if not any(f"/{slug}/" in why for slug in self.broken):  # serve: a broken entry's own files
+                self._say(logging.WARNING, why)
         for entry in self.entries.values():
             for finding in lint.unbound_figures(entry):
-                self.log.warning("%s", finding)
+                self._say(logging.WARNING, str(finding))
         for slug, judged in self.assessments.items():
             if self.shown(slug):
                 for finding in judged.warnings:
-                    self.log.warning("%s: %s", display_path(judged.entry.path), finding.message)
+                    self._say(logging.WARNING, f"{display_path(judged.entry.path)}: {finding.message}")
 
     # -- files -----------------------------------------------------------------
 
@@ -163,21 +212,28 @@ class GlossaryBuild:
         Every other file of the docs folder is left out; the glossary generates the rest.
         """
         keep = sitefiles.published_sources(self.shown_models(), list(named_assets))
+        keep |= {f"{slug}.md" for slug in self.broken}  # serve: the page that shows why it does not parse
         root = self.settings.entries_dir
         return {rel for rel in keep if not (root / rel).is_symlink()}
 
     def site_files(self, directory_urls: bool = True) -> dict[str, str | bytes]:
         """Docs-relative path -> content of every file the glossary adds (plots from the cache where it can)."""
         cache = plots.PlotCache(self.settings.cache_dir) if self.settings.cache_dir else None
+        # serve: an unchanged entry's result files are the ones written before
+        kept = self._kept_result_files if self.memo is not None else None
         made = sitefiles.generated(self.shown_models(), self.env, directory_urls,
                                    plot=cache.svg if cache else plots.device_svg,
-                                   results={m.entry.slug: self.results[m.entry.slug] for m in self.shown_models()})
+                                   results={m.entry.slug: self.results[m.entry.slug] for m in self.shown_models()},
+                                   result_text=kept)
         if cache is not None:
             self.log.info("plots: %d drawn, %d from the cache in %s", cache.drawn, cache.hits,
                           display_path(cache.folder))
         self.rendered.update((path, text) for path, text in made.items()
                              if isinstance(text, str) and path.endswith((".md", ".json")))
         return made
+
+    def _kept_result_files(self, slug: str, recorded: dict[str, Result]) -> dict[str, str]:
+        return self.memo.keep("result files", slug, "", lambda: sitefiles.result_files(slug, recorded))
 
     def published_files(self, named_assets: list[str] = (), directory_urls: bool = True) -> dict[str, str | bytes]:
         """Docs-relative path -> content of everything this build publishes: each shown page rendered
@@ -222,6 +278,17 @@ class GlossaryBuild:
             meta["tags"] = [str(t) for t in entry.raw_meta["tags"]]
         return meta
 
+    def source_meta(self, src_uri: str) -> dict | None:
+        """The front-matter of an entry page this build renders itself, as the build parsed it (None for any
+        other page): MkDocs then need not parse the entry's YAML a second time (the hook's
+        on_page_read_source), which it did with PyYAML's pure-Python loader."""
+        slug = src_uri[:-3] if src_uri.endswith(".md") and "/" not in src_uri else None
+        if slug in self.broken:
+            return {}
+        if slug in self.models and self.shown(slug):
+            return dict(self.entries[slug].raw_meta)
+        return None
+
     def render_sources(self) -> dict[str, str]:
         """What a render of this build is bound to (``glossary.site.publish.sources_of``)."""
         from glossary.site import publish
@@ -239,7 +306,8 @@ class GlossaryBuild:
     def env(self) -> SandboxedEnvironment:
         """One template environment per build: it compiles each template once, not once per page."""
         if self._env is None:
-            self._env = render.make_env(self.settings.templates_dir)
+            make = lambda: render.make_env(self.settings.templates_dir)  # noqa: E731
+            self._env = make() if self.memo is None else self.memo.env(self.settings.templates_dir, make)
         return self._env
 
     def render_page(self, src_uri: str) -> str | None:
@@ -252,13 +320,31 @@ class GlossaryBuild:
             self.rendered[src_uri] = markdown
             return markdown
         slug = src_uri[:-3] if src_uri.endswith(".md") and "/" not in src_uri else None
+        if slug in self.broken:
+            return _broken_page(slug, self.broken[slug])
         if slug in self.models and self.shown(slug):
             model = self.models[slug]
-            markdown = render.render_entry(env, model, hidden=self.hidden, catalog=self.lesson_catalog,
-                                           by_day=self.lessons_by_day)
-            self.rendered[src_uri] = markdown = tooltips.append(markdown, self.matcher or self.terms, slug)
+
+            def page_of() -> str:
+                markdown = render.render_entry(env, model, hidden=self.hidden, catalog=self.lesson_catalog,
+                                               by_day=self.lessons_by_day)
+                return tooltips.append(markdown, self.matcher or self.terms, slug)
+
+            markdown = page_of() if self.memo is None else self.memo.keep("page", slug, self._pages_context(), page_of)
+            self.rendered[src_uri] = markdown
             return markdown
         return None
+
+    def _pages_context(self) -> str:
+        """What an entry's page shows of the rest of the site (for the memo): every entry's front-matter
+        and verdict (related lists, lessons, tooltips, drafts), the templates and the catalogue."""
+        if self._page_context is None:
+            index = [(slug, e.raw_meta, self.shown(slug), self.verdicts[slug].publishable,
+                      list(self.verdicts[slug].reasons)) for slug, e in sorted(self.entries.items())]
+            files = [self.settings.templates_dir] + ([self.settings.lessons_file] if self.settings.lessons_file else [])
+            self._page_context = data_signature([index, self.settings.preview, sorted(self.broken)]) + \
+                tree_signature(*files)
+        return self._page_context
 
     # -- after the build -------------------------------------------------------
 
@@ -282,7 +368,7 @@ class GlossaryBuild:
         this build's manifest.  MkDocs' `--dirty` build keeps site/'s old files, so without this a page
         whose review went stale would stay published.  Returns, in words, what could not be removed:
         the hook fails the build naming it."""
-        shown = {m.entry.slug for m in self.shown_models()}
+        shown = {m.entry.slug for m in self.shown_models()} | set(self.broken)
         gone = (_read_manifest(site_dir) | set(self.entries)) - shown
         failed = []
         for slug in sorted(s for s in gone if _SLUG.match(s) and s not in _SITE_OWN):
@@ -315,6 +401,15 @@ class GlossaryBuild:
             return []
         return leaks.find(site_dir, self.refused, [m.entry for m in self.shown_models()],
                           self.rendered.values(), site_url)
+
+
+def _broken_page(slug: str, why: str) -> str:
+    """`mkdocs serve`'s page for an entry whose file does not parse: the error, as code (so nothing in it
+    is markup), where the entry's page would be."""
+    quoted = "\n".join("        " + line for line in why.splitlines())  # code inside the admonition
+    return (f"# {slug}: this entry does not parse\n\n"
+            f"!!! failure \"Draft: not published. Fix the file; this page reloads when it parses\"\n\n"
+            f"    Every other page is served as it was built.\n\n{quoted}\n")
 
 
 def _with_meta(markdown: str, meta: dict) -> str:

@@ -162,7 +162,7 @@ def inspect(entries_dir: Path, only: list[str] | None = None, lint: bool = True,
         _check_lead(report)
         _check_results_and_review(report, policy, catalog)
         if run_code:
-            _check_code(report)
+            _check_code(report, options.cache_dir)
         if unbound is not None:
             _check_figures(report, unbound)
     selected = [r for s, r in reports.items() if only is None or s in only]
@@ -185,12 +185,22 @@ def _check_render(options: Settings) -> list[Problem]:
             for why in stale]
 
 
-def _check_code(report: EntryReport) -> None:
+def _check_code(report: EntryReport, cache_dir: Path | None) -> None:
+    if report.entry.meta.measure is None:  # no code to run
+        return
+    from glossary import trial_cache
+
+    marker = trial_cache.marker(cache_dir, report.entry)
+    if trial_cache.passed(marker):  # this very code ran cleanly already
+        return
     from glossary import trial
 
-    for finding in trial.try_entry(report.entry):
+    findings = trial.try_entry(report.entry)
+    for finding in findings:
         report.problems.append(Problem("code", finding.severity,
                                        f"{finding.key}: {finding.message}"))
+    if not findings:
+        trial_cache.remember(marker)
 
 
 def _lint(general: list[Problem]):

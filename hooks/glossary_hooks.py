@@ -15,6 +15,7 @@ from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File, Files
 
 from glossary.build import GlossaryBuild
+from glossary.memo import Memo
 from glossary.settings import GlossaryError, Settings
 from glossary.site import headings, plots, publish, render, sanitize, sitefiles, sitemap, tooltip_html, tooltips
 
@@ -28,9 +29,12 @@ class _Adapter:
         self.sitemap_locations: set[str] | None = None  # None: no site_url, so MkDocs writes no URLs
         self.plot_urls: set[str] = set()  # the site URLs of the plots this build drew
         self.rendered = False  # docs_dir is the render stage's folder (glossary.site.publish)
+        self.memo: Memo | None = None  # mkdocs serve: per-entry work kept between rebuilds (glossary.memo)
+        self.read_meta: dict[str, dict] = {}  # src_uri -> the front-matter the build parsed (on_page_read_source)
 
     def on_startup(self, command: str, dirty: bool) -> None:
         self.serving = command == "serve"
+        self.memo = Memo() if self.serving else None
 
     def on_config(self, config):
         try:
@@ -38,7 +42,7 @@ class _Adapter:
                                         config_dir=Path(config.config_file_path).parent,
                                         extra=dict(config.extra), serving=self.serving,
                                         site_name=config.site_name, docs_dir=Path(config.docs_dir))
-            self.build = GlossaryBuild(settings=settings, log=log)
+            self.build = GlossaryBuild(settings=settings, log=log, memo=self.memo)
             self.build.load(measurer=self.build.measurer())
             self.rendered = settings.render_dir is not None
             if self.rendered:  # the render stage writes what is published; MkDocs builds from that alone
@@ -86,8 +90,18 @@ class _Adapter:
         listed = self.build.sitemap_pages()
         return {urljoin(base, f.url) for f in files.documentation_pages() if f.src_uri in listed}
 
+    def on_page_read_source(self, page, config) -> str | None:
+        # An entry page is rendered by the build (on_page_markdown), from the front-matter it parsed
+        # already: MkDocs reads no source for it, so it does not parse the YAML again.
+        meta = None if self.rendered or self.build is None else self.build.source_meta(page.file.src_uri)
+        if meta is None:
+            return None
+        self.read_meta[page.file.src_uri] = meta
+        return ""
+
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
-        page.meta = render.safe_meta(page.meta)  # the theme prints title and author unescaped
+        meta = self.read_meta.pop(page.file.src_uri, None)
+        page.meta = render.safe_meta(page.meta if meta is None else meta)  # the theme prints title and author unescaped
         if self.rendered:  # rendered by the render stage already, as every builder reads it
             return markdown
         try:
@@ -100,6 +114,16 @@ class _Adapter:
         # The author's raw HTML and attributes run nothing (sanitize); then only the plots the build
         # drew become <object>s, by where their file came from.
         return plots.embed_plots(sanitize.clean(html), page.url, self.plot_urls)
+
+    def on_serve(self, server, config, builder):
+        # The render folder is this build's output: watching it made every edit build twice.  The
+        # entries, data, templates and trust folders are watched (mkdocs.yml's watch:).
+        if self.rendered:
+            try:
+                server.unwatch(config.docs_dir)
+            except KeyError:
+                pass
+        return server
 
     def on_post_build(self, config) -> None:
         # before the leak check: a --dirty build keeps the pages earlier builds wrote
@@ -124,6 +148,8 @@ _adapter = _Adapter()
 on_startup = _adapter.on_startup
 on_config = _adapter.on_config
 on_files = _adapter.on_files
+on_page_read_source = _adapter.on_page_read_source
 on_page_markdown = _adapter.on_page_markdown
 on_page_content = _adapter.on_page_content
+on_serve = _adapter.on_serve
 on_post_build = _adapter.on_post_build

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
 import subprocess
 import sys
 import tempfile
@@ -13,6 +15,16 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+# The suite starts hundreds of Python children (mkdocs builds, the glossary command).  Where the
+# environment says PYTHONDONTWRITEBYTECODE (the shared development machine does), each of them compiled
+# every module of the project and its libraries from source again, about half a second a child
+# (issue 34).  The children of the suite write their bytecode once, into a folder of their own outside
+# the repository, and reuse it; Python checks each file's source date and size, so an edit is never
+# missed.
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+    os.environ.setdefault("PYTHONPYCACHEPREFIX",
+                          str(Path(tempfile.gettempdir()) / f"glossary-tests-pycache-{os.getuid()}"))
 
 
 @functools.lru_cache(maxsize=1)
@@ -85,13 +97,32 @@ def write_project(tmp_path: Path, entries: dict[str, str], files: dict[str, str 
 def mkdocs(project: Path, *args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
     """Run the real `mkdocs` command in a fixture project (as `python -m mkdocs`, which works with or
     without a console script, e.g. on the GPU node where packages are installed with --target)."""
-    import os
-
     full_env = dict(os.environ, NO_MKDOCS_2_WARNING="1", GLOSSARY_MEASURE="never")
     full_env.pop("GLOSSARY_PREVIEW", None)
     full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "mkdocs", *args], cwd=project, env=full_env,
-                          capture_output=True, text=True, timeout=timeout)
+    with _one_build_of(project):
+        return subprocess.run([sys.executable, "-m", "mkdocs", *args], cwd=project, env=full_env,
+                              capture_output=True, text=True, timeout=timeout)
+
+
+@contextlib.contextmanager
+def _one_build_of(project: Path):
+    """This repository's own project is built by one test at a time: the tests run in parallel
+    (pytest-xdist), and two builds of it would write its render folder (build/) at once."""
+    if Path(project).resolve() != ROOT:
+        yield
+        return
+    import fcntl
+
+    import hashlib
+
+    name = f"glossary-tests-build-{hashlib.sha256(str(ROOT).encode()).hexdigest()[:12]}.lock"
+    with open(Path(tempfile.gettempdir()) / name, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @pytest.fixture

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 
-import click
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
+from typing import TYPE_CHECKING
 
-from glossary import checks
-from glossary.cli.common import Problems, cli, console, entries_dir_of, usage
-from glossary.entries import scaffold
-from glossary.entries.model import front_matter_schema
+import click
+
+from glossary.cli.common import Problems, cli, console, entries_dir_of, escape, lazy, usage
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+checks = lazy("glossary.checks")
+scaffold = lazy("glossary.entries.scaffold")
 
 
 @cli.command()
@@ -115,6 +117,9 @@ def status(ctx: click.Context, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=2))
     else:
+        from rich.console import Console
+        from rich.table import Table
+
         table = Table("entry", "publishable", "devices (captured)", "stale", "review")
         for row in rows:
             why = "yes" if row["publishable"] else "no: " + "; ".join(row["why_not"])
@@ -151,4 +156,6 @@ def _unwrapped_width(table: Table) -> int:
 @cli.command()
 def schema() -> None:
     """Print the JSON Schema of the front-matter (glossary schema > schema/entry.schema.json)."""
+    from glossary.entries.model import front_matter_schema
+
     click.echo(json.dumps(front_matter_schema(), indent=2))

@@ -2,12 +2,41 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
 
-from glossary.entries.model import Entry, EntryError, load_entries
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from glossary.entries.model import Entry
+
+
+class lazy:  # noqa: N801 - reads as a module
+    """A module imported on first use: ``checks = lazy("glossary.checks")``.
+
+    `glossary --help` then loads click and the command modules alone (issue 34): the gate, the
+    harness, NumPy, Jinja2 and Rich are imported by the commands that run them.  Each attribute is
+    looked up on the real module, so a test's monkeypatch of that module still applies.
+    """
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str):
+        return getattr(importlib.import_module(self._name), attr)
+
+    def __repr__(self) -> str:
+        return f"<lazy module {self._name!r}>"
+
+
+def escape(text: str) -> str:
+    """Rich's markup escape, imported when something is printed."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
 
 
 class Problems(click.ClickException):
@@ -18,6 +47,8 @@ class Problems(click.ClickException):
 
 def console() -> Console:
     """Where the commands print: no highlighting, long lines kept whole."""
+    from rich.console import Console
+
     return Console(highlight=False, soft_wrap=True)
 
 
@@ -47,6 +78,8 @@ def main() -> None:
 
 def load_all(entries_dir: Path):
     """Every entry, or Problems listing each malformed one."""
+    from glossary.entries.model import EntryError, load_entries
+
     if not entries_dir.is_dir():
         raise click.UsageError(f"no entries folder at {entries_dir}; run from the repository root or pass "
                                f"--entries DIR")

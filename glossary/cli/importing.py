@@ -6,11 +6,10 @@ import json
 from pathlib import Path
 
 import click
-from rich.markup import escape
 
-from glossary import importer
-from glossary.cli.common import cli, console, entries_dir_of
-from glossary.entries.model import SLUG_RE
+from glossary.cli.common import cli, console, entries_dir_of, escape, lazy
+
+importer = lazy("glossary.importer")
 
 _STYLE = {"error": "bold red", "info": "yellow"}
 
@@ -80,6 +79,8 @@ def import_(ctx: click.Context, source: Path, dry_run: bool, report_file: Path |
 
 def _pairs(ctx: click.Context, option: str, values: tuple[str, ...], need_new: bool) -> dict[str, str]:
     """'OLD=NEW' values as {OLD: NEW}; a value without '=' maps OLD to itself where allowed."""
+    from glossary.entries.model import SLUG_RE
+
     out: dict[str, str] = {}
     for value in values:
         old, eq, new = value.partition("=")

@@ -5,17 +5,16 @@ from __future__ import annotations
 import logging
 
 import click
-from rich.logging import RichHandler
-from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from glossary import checks
-from glossary.cli.common import cli, console, entries_dir_of, gpus_here, load_all, project_trust, usage
-from glossary.measuring import plan, pool
-from glossary.verdicts import trust
-from glossary.measuring.progress import Tally, configurations
-from measure import results
-from measure.harness.phases import breakdown
+from glossary.cli.common import (cli, console, entries_dir_of, escape, gpus_here, lazy, load_all, project_trust,
+                                 usage)
+from glossary.measuring.pool import DEFAULT_DEADLINE_S  # --help shows it; pool imports no GPU code
+
+checks = lazy("glossary.checks")
+plan = lazy("glossary.measuring.plan")
+pool = lazy("glossary.measuring.pool")
+results = lazy("measure.results")
+trust = lazy("glossary.verdicts.trust")
 
 
 # -- measure ------------------------------------------------------------------------
@@ -31,7 +30,7 @@ from measure.harness.phases import breakdown
 @click.option("--recount", is_flag=True,
               help="Profile the counters again even where a verified earlier result has them for the same "
                    "kernels, launches, inputs, device and ncu.")
-@click.option("--deadline", type=click.FloatRange(min=1), default=pool.DEFAULT_DEADLINE_S, show_default=True,
+@click.option("--deadline", type=click.FloatRange(min=1), default=DEFAULT_DEADLINE_S, show_default=True,
               help="Seconds one entry may take before its process is killed and the entry is reported.")
 @click.pass_context
 def measure(ctx: click.Context, entries: tuple[str, ...], everything: bool, gpus: str, shard: str | None,
@@ -68,6 +67,12 @@ def measure(ctx: click.Context, entries: tuple[str, ...], everything: bool, gpus
         where = f" in shard {shard}" if shard else ""
         out.print(f"Nothing to measure{where}: every chosen entry's results for {escape(models)} are current.")
         return
+    from rich.logging import RichHandler
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from glossary.measuring.progress import Tally, configurations
+    from measure.harness.phases import breakdown
+
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
     with Progress(*columns, console=out, transient=False) as progress:

@@ -8,13 +8,19 @@ import re
 from pathlib import Path
 
 import click
-from rich.markup import escape
 
-from glossary.cli.common import Problems, cli, console, entries_dir_of
-from glossary.entries.model import display_path
-from glossary.settings import GlossaryError, Settings
-from glossary.verdicts import retired, trust
-from measure import attest, store
+from glossary.cli.common import Problems, cli, console, entries_dir_of, escape, lazy
+
+attest = lazy("measure.attest")
+retired = lazy("glossary.verdicts.retired")
+store = lazy("measure.store")
+trust = lazy("glossary.verdicts.trust")
+
+
+def display_path(path: Path) -> str:
+    from glossary.entries.model import display_path as shown
+
+    return shown(path)
 
 GONE = "its machine is gone (a node key lives only as long as its machine)"
 SHOWN = 20  # listed results printed per key; the record holds them all
@@ -87,6 +93,8 @@ def node_retire(ctx: click.Context, names: tuple[str, ...], reason: str, reprodu
     the list, whatever date it claims. Run it in the change that commits the key's results.
     Retiring a key again changes nothing (a retired key's later signatures are never added).
     """
+    from glossary.settings import GlossaryError, Settings
+
     entries_dir = entries_dir_of(ctx)
     try:
         settings = Settings.for_project(entries_dir)
@@ -148,8 +156,8 @@ def _reproductions_scan(entries_dir: Path, key: attest.PublicKey) -> retired.Sca
 
 
 def _retire(out, entries_dir: Path, nodes_file: Path, folder: Path, key: trust.TrustedKey, reason: str,
-            scanner=retired.scan) -> Path:
-    found = scanner(entries_dir, key.key)
+            scanner=None) -> Path:
+    found = (scanner or retired.scan)(entries_dir, key.key)  # a default of retired.scan would import it for --help
     path = retired.record_path(folder, key.name)
     if path.exists():  # another key's record whose name reads the same as a file name
         raise Problems(f"{key.name} not retired: {display_path(path)} holds another key's record; give the key "
@@ -169,8 +177,8 @@ def _retire(out, entries_dir: Path, nodes_file: Path, folder: Path, key: trust.T
     return path
 
 
-def _already(out, entries_dir: Path, record: retired.RetiredKey, scanner=retired.scan) -> None:
-    found = scanner(entries_dir, attest.PublicKey.parse(record.line[record.line.index("ssh-ed25519"):]))
+def _already(out, entries_dir: Path, record: retired.RetiredKey, scanner=None) -> None:
+    found = (scanner or retired.scan)(entries_dir, attest.PublicKey.parse(record.line[record.line.index("ssh-ed25519"):]))
     refused = {d: what for d, what in found.signed.items() if d not in record.signed}
     out.print(f"{escape(record.name)} was retired on {record.retired_on} with {len(record.signed)} signatures "
               f"listed ({escape(display_path(record.path))}); nothing added.")

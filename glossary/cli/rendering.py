@@ -6,12 +6,8 @@ import logging
 import os
 
 import click
-from rich.logging import RichHandler
 
-from glossary.build import GlossaryBuild
 from glossary.cli.common import Problems, cli, console, entries_dir_of
-from glossary.settings import PREVIEW_ENV, GlossaryError, Settings, read_key
-from glossary.site import publish
 
 
 @cli.command("render")
@@ -28,6 +24,12 @@ def render_(ctx: click.Context, preview: bool) -> None:
     or `mkdocs build` on the verification node). Exits 1 when an entry is refused, as
     `mkdocs build --strict` would.
     """
+    from rich.logging import RichHandler
+
+    from glossary.build import GlossaryBuild
+    from glossary.settings import PREVIEW_ENV, GlossaryError, Settings, read_key
+    from glossary.site import publish
+
     entries_dir = entries_dir_of(ctx)
     log = logging.getLogger("glossary.render")
     log.propagate = False

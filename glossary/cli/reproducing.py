@@ -6,17 +6,19 @@ import datetime as dt
 import logging
 
 import click
-from rich.markup import escape
 
-from glossary import checks
-from glossary.cli.common import Problems, cli, console, entries_dir_of, gpus_here, load_all, project_trust, usage
-from glossary.cli.node import default_name
-from glossary.entries.model import display_path
-from glossary.figures import fmt
-from glossary.measuring import pool
-from glossary.verdicts import reproduce as reproduce_mod
-from glossary.verdicts import agreement, trust
-from measure import attest
+from glossary.cli.common import (Problems, cli, console, entries_dir_of, escape, gpus_here, lazy, load_all,
+                                 project_trust, usage)
+from glossary.cli.node import default_name, display_path
+from glossary.measuring.pool import DEFAULT_DEADLINE_S  # --help shows it; pool imports no GPU code
+
+agreement = lazy("glossary.verdicts.agreement")
+attest = lazy("measure.attest")
+checks = lazy("glossary.checks")
+fmt = lazy("glossary.figures.fmt")
+pool = lazy("glossary.measuring.pool")
+reproduce_mod = lazy("glossary.verdicts.reproduce")
+trust = lazy("glossary.verdicts.trust")
 
 
 @cli.command()
@@ -26,7 +28,7 @@ from measure import attest
               help="This node's name, as its line in trust/reproducers.allowed_signers gives it "
                    "(default: $GLOSSARY_NODE_NAME, else <gpu>-node-<date>).")
 @click.option("--gpus", default="all", show_default=True, help="GPUs to measure on: all, a count or indices.")
-@click.option("--deadline", type=click.FloatRange(min=1), default=pool.DEFAULT_DEADLINE_S, show_default=True,
+@click.option("--deadline", type=click.FloatRange(min=1), default=DEFAULT_DEADLINE_S, show_default=True,
               help="Seconds one entry may take before its process is killed and the entry is reported.")
 @click.option("--numbers/--no-numbers", default=True, show_default=True,
               help="Print every number's ratio, not only each regime's worst.")

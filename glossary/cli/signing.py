@@ -9,16 +9,15 @@ import re
 from pathlib import Path
 
 import click
-from rich.markup import escape
 
-from glossary import checks
-from glossary.cli.common import Problems, cli, console, entries_dir_of, usage
-from glossary.entries.errors import EntryError
-from glossary.entries.model import parse_entry, related_problems
-from glossary.settings import GlossaryError, Settings
-from glossary.verdicts import review, signoff, trust
-from glossary.verdicts.gate import is_real_name, name_problem
-from measure import attest
+from glossary.cli.common import Problems, cli, console, entries_dir_of, escape, lazy, usage
+
+attest = lazy("measure.attest")
+checks = lazy("glossary.checks")
+gate = lazy("glossary.verdicts.gate")
+review = lazy("glossary.verdicts.review")
+signoff = lazy("glossary.verdicts.signoff")
+trust = lazy("glossary.verdicts.trust")
 
 
 @cli.command()
@@ -56,6 +55,8 @@ def sign(ctx: click.Context, entries: tuple[str, ...], name: str, all_pending: b
     does not list under NAME. Under `trust: names` no key is needed, the review is recorded
     by name only, and authors sign nothing.
     """
+    from glossary.settings import GlossaryError, Settings
+
     entries_dir = entries_dir_of(ctx)
     if not entries and not all_pending:
         raise click.UsageError("name the entries to sign (slugs, files or a quoted glob), or pass --all-pending",
@@ -64,8 +65,8 @@ def sign(ctx: click.Context, entries: tuple[str, ...], name: str, all_pending: b
         slugs = _selected(entries_dir, entries)
     except checks.CheckError as err:
         raise usage(ctx, err) from None
-    if not is_real_name(name):  # the same refusal for every entry: say it once
-        raise Problems(f"not signed: {name!r}: the name {name_problem(name) or 'is not a name'}; sign with the reviewer's "
+    if not gate.is_real_name(name):  # the same refusal for every entry: say it once
+        raise Problems(f"not signed: {name!r}: the name {gate.name_problem(name) or 'is not a name'}; sign with the reviewer's "
                        f"real name, e.g. --as \"Firstname Lastname\"")
     try:
         settings = Settings.for_project(entries_dir)
@@ -171,6 +172,9 @@ def _pending(entries_dir: Path, name: str, policy: trust.Trust) -> tuple[list[st
 def _sign_one(entries_dir: Path, slug: str, known: list[str], name: str, day: dt.date,
               signer: attest.Signer | None, policy: trust.Trust, catalog: dict) -> signoff.SignedReview:
     """Sign one entry; SignOffError (its files unchanged) naming why it cannot be."""
+    from glossary.entries.errors import EntryError
+    from glossary.entries.model import parse_entry, related_problems
+
     try:
         target = parse_entry(entries_dir / f"{slug}.md", entries_dir)
     except EntryError as err:
@@ -210,7 +214,7 @@ def key_line(name: str, key_file: Path | None, for_node: bool) -> None:
         public = attest.PublicKey.parse(path.read_text(encoding="utf-8"))
     except (OSError, attest.AttestError) as err:
         raise Problems(f"{path}: {getattr(err, 'strerror', None) or err}") from None
-    if not for_node and not is_real_name(name):
+    if not for_node and not gate.is_real_name(name):
         raise Problems(f"{name!r} is not a person's name")
     namespace = trust.RESULT_NAMESPACE if for_node else trust.REVIEW_NAMESPACE
     click.echo(trust.allowed_signers_line(" ".join(name.split()), public, namespace,

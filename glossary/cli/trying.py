@@ -5,14 +5,11 @@ from __future__ import annotations
 import time
 
 import click
-from rich.markup import escape
-from rich.table import Table
 
-from glossary.cli.common import Problems, cli, console, one_entry, usage
-from glossary.figures import views
-from glossary.measuring import plan, quick
-from measure import results
-from measure.harness.phases import breakdown
+from glossary.cli.common import Problems, cli, console, escape, lazy, one_entry, usage
+
+plan = lazy("glossary.measuring.plan")
+quick = lazy("glossary.measuring.quick")
 
 
 @cli.command("try")
@@ -38,7 +35,11 @@ def try_(ctx: click.Context, entry: str, size: tuple[str, ...]) -> None:
     ok, why = plan.probe()
     if not ok:
         raise Problems(f"no GPU to try on here: {why}")
-    from measure import harness
+    from rich.table import Table
+
+    from glossary.figures import views
+    from measure import harness, results
+    from measure.harness.phases import breakdown
 
     out = console()
     no_sandbox = plan.sandbox_problem()

@@ -12,6 +12,7 @@ and has no link.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,12 +61,21 @@ def load_catalog(path: Path) -> dict[int, CatalogLesson]:
     return catalog
 
 
+class DayEntries(list):
+    """The entries that list one lesson day ({slug, title}), with their slugs as a set: each page asks
+    whether its own entry is among them, and a scan of the list on every page was N x N."""
+
+    @functools.cached_property
+    def slugs(self) -> frozenset[str]:
+        return frozenset(e["slug"] for e in self)
+
+
 def entries_by_day(entries: list[Entry]) -> dict[int, list[dict]]:
     """Day -> the entries that list it ({slug, title}, by title): where else a lesson meets the reader."""
-    out: dict[int, list[dict]] = {}
+    out: dict[int, DayEntries] = {}
     for entry in sorted(entries, key=lambda e: e.title.casefold()):
         for day in dict.fromkeys(lesson.day for lesson in entry.meta.lessons):
-            out.setdefault(day, []).append({"slug": entry.slug, "title": entry.title})
+            out.setdefault(day, DayEntries()).append({"slug": entry.slug, "title": entry.title})
     return out
 
 
@@ -90,5 +100,13 @@ MAX_LINKED = 5  # a lesson that many entries list links a few, not all: N links 
 
 
 def _others(entries: list[dict], own_slug: str | None) -> dict:
-    others = [e for e in entries if e["slug"] != own_slug]
-    return {"entries": others[:MAX_LINKED], "more_entries": max(0, len(others) - MAX_LINKED)}
+    # the first MAX_LINKED others and how many more: a page reads a few of the list, not all of it
+    head = []
+    for e in entries:
+        if e["slug"] != own_slug:
+            head.append(e)
+            if len(head) == MAX_LINKED:
+                break
+    slugs = entries.slugs if isinstance(entries, DayEntries) else {e["slug"] for e in entries}
+    others = len(entries) - (own_slug in slugs)  # an entry lists a day once (entries_by_day)
+    return {"entries": head, "more_entries": max(0, others - MAX_LINKED)}

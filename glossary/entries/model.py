@@ -15,6 +15,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 
 from glossary.entries import images
@@ -291,12 +292,23 @@ def load_entries(entries_dir: Path, today: dt.date | None = None) -> dict[str, E
     Raises EntryErrors listing every malformed entry, not only the first.  ``today``: as for
     ``parse_entry``.
     """
+    entries, errors = read_entries(entries_dir, today)
+    if errors:
+        raise EntryErrors(errors)
+    return entries
+
+
+def read_entries(entries_dir: Path, today: dt.date | None = None,
+                 parse: Callable[[Path, Path, dt.date | None], Entry] | None = None,
+                 ) -> tuple[dict[str, Entry], list[EntryError]]:
+    """Every entries/*.md (except index.md) that parses, and an error for each that does not (or names
+    a related slug that is no entry).  ``parse`` stands in for ``parse_entry`` (mkdocs serve's cache)."""
     entries = {}
     errors: list[EntryError] = []
     paths = [p for p in sorted(entries_dir.glob("*.md")) if p.name != "index.md"]
     for path in paths:
         try:
-            entry = parse_entry(path, entries_dir, today)
+            entry = (parse or parse_entry)(path, entries_dir, today)
         except EntryError as err:
             errors.append(err)
             continue
@@ -304,9 +316,7 @@ def load_entries(entries_dir: Path, today: dt.date | None = None) -> dict[str, E
     known = [p.stem for p in paths]  # a slug whose file is malformed is reported once, for that file
     for entry in entries.values():
         errors += related_problems(entry, known, entries_dir)
-    if errors:
-        raise EntryErrors(errors)
-    return entries
+    return entries, errors
 
 
 def related_problems(entry: Entry, known: list[str] | set[str], entries_dir: Path) -> list[EntryError]:

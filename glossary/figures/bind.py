@@ -148,7 +148,8 @@ def render_body(body: str, devices: tuple[DeviceView, ...], bytes_by_variant: di
     citations = Citations(tuple(sources), problems=problems)
     env.globals.update(cite=citations.cite, nofig=citations.nofig, cite_table=citations.cite_table)
     try:
-        others = _not_figures(env.parse(masked).body)
+        tree = env.parse(masked)
+        others = _not_figures(tree.body)
         if others:
             where = ", ".join(str(line(n)) for n in others)
             return body, [f"the body has template code that is not a bound figure (line{'s' if len(others) > 1 else ''} "

@@ -41,20 +41,23 @@ _ASSET_LINK = re.compile(r"""(?:\(|\]:\s*|src=["'])(?:\./)?(assets/[A-Za-z0-9._/
 
 def generated(models: list[PageModel], templates, directory_urls: bool = True,
               plot: Callable[[DeviceView], bytes] = plots.device_svg,
-              results: dict[str, dict[str, Result]] | None = None) -> dict[str, str | bytes]:
+              results: dict[str, dict[str, Result]] | None = None,
+              result_text: Callable[[str, dict[str, Result]], dict[str, str]] | None = None,
+              ) -> dict[str, str | bytes]:
     """Docs-relative path -> content of every file the glossary generates.
 
     ``templates`` is the build's template environment (or the templates folder, for one of
     its own); ``plot`` draws one device's SVG; the build passes a ``plots.PlotCache``'s ``svg``.
     ``results`` (slug -> device key -> validated result data) adds each shown
-    entry's result files; the entries' declared files and images always come along.
+    entry's result files (written by ``result_text``, default ``result_files``: mkdocs serve's memo
+    hands its own); the entries' declared files and images always come along.
     """
     out: dict[str, str | bytes] = {}
     for model in models:
         out.update(declared_files(model.entry))
         # an author's SVG that could run script is refused at the gate and published in no mode
         out.update(images.safe_images(model.entry.image_files))
-        out.update(result_files(model.entry.slug, (results or {}).get(model.entry.slug, {})))
+        out.update((result_text or result_files)(model.entry.slug, (results or {}).get(model.entry.slug, {})))
     for model in models:
         for view in model.devices:
             if plots.has_plot(view):

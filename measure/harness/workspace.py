@@ -22,12 +22,28 @@ from measure.spec.limits import HOST_MEMORY_SHARE
 if TYPE_CHECKING:
     from measure.harness.session import GpuSession
 
-import ml_dtypes
-
 NAN32 = 0x7FC00000          # a quiet float32 NaN: poison for float32 buffers
 POISON_WIDE = 0xFFFFFFFF    # all ones: a NaN for float64, -1 for int32
-NP_DTYPES = {"float32": np.float32, "float64": np.float64, "int32": np.int32, "float16": np.float16,
-             "bfloat16": ml_dtypes.bfloat16, "int8": np.int8}
+
+
+class _DtypeTable(dict):
+    """dtype name -> NumPy type; ml-dtypes' bfloat16 is imported the first time it is asked for, since
+    loading ml-dtypes alone takes about a second (issue 34: `glossary check` imports this module)."""
+
+    def __missing__(self, key: str):
+        if key != "bfloat16":
+            raise KeyError(key)
+        import ml_dtypes
+
+        self[key] = ml_dtypes.bfloat16
+        return self[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key == "bfloat16" or super().__contains__(key)
+
+
+NP_DTYPES = _DtypeTable({"float32": np.float32, "float64": np.float64, "int32": np.int32, "float16": np.float16,
+                         "int8": np.int8})
 # Poison by data type: (memset width in bytes, pattern).  A quiet NaN where the type has one; for
 # integers a value the seeded fill never draws (int8 fills stay within [-127, 127]).
 POISON = {"float32": (4, NAN32), "float64": (4, POISON_WIDE), "int32": (4, POISON_WIDE),
