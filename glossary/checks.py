@@ -190,7 +190,8 @@ def _check_code(report: EntryReport, cache_dir: Path | None) -> None:
         return
     from glossary import trial_cache
 
-    marker = trial_cache.marker(cache_dir, report.entry)
+    # the user's cache, not the project's cache_dir: a marker a pull request commits must not count
+    marker = trial_cache.marker(trial_cache.user_dir() if cache_dir is not None else None, report.entry)
     if trial_cache.passed(marker):  # this very code ran cleanly already
         return
     from glossary import trial

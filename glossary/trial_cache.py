@@ -8,6 +8,11 @@ the trial's and the sandbox's own code, and which nvcc and bubblewrap are here. 
 them names another marker, so the code runs again. Only a clean pass is remembered: a failure,
 a warning or a timeout is tried afresh every time. This module is light on purpose: a check that
 finds its marker imports neither NumPy nor the harness.
+
+The markers live in the user's cache (``$XDG_CACHE_HOME/glossary/trials``), never in the project:
+a marker in the repository could be committed (``git add -f``) by the author of a pull request,
+and a clean clone (CI) would then skip running that entry's code.  Where caching is off (no
+``cache_dir``), nothing is remembered.
 """
 
 from __future__ import annotations
@@ -27,8 +32,14 @@ _CODE = [_PACKAGE / "trial.py", *sorted((_PACKAGE.parent / "measure" / "sandbox"
          *(_PACKAGE.parent / "measure" / "harness" / name for name in ("check.py", "compile.py", "workspace.py"))]
 
 
+def user_dir() -> Path:
+    """Where markers are kept: the user's cache, outside every repository (see the module's doc)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "glossary"
+
+
 def marker(cache_dir: Path | None, entry: Entry, compile_kernels: bool = True) -> Path | None:
-    """The marker file a clean trial of ``entry`` leaves (None: no cache, or nothing to try)."""
+    """The marker file a clean trial of ``entry`` leaves under ``cache_dir`` (None: no cache, or
+    nothing to try).  The check passes ``user_dir()``, never the project's cache."""
     if cache_dir is None or entry.meta.measure is None:
         return None
     from measure import HARNESS_VERSION

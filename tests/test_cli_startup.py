@@ -32,8 +32,8 @@ _PROBE = textwrap.dedent("""\
     """)
 
 
-def _loaded(*args: str, cwd: Path = ROOT) -> tuple[set[str], str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+def _loaded(*args: str, cwd: Path = ROOT, **extra: str) -> tuple[set[str], str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), **extra)
     done = subprocess.run([sys.executable, "-c", _PROBE, *args], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=120)
     out, _, modules = done.stdout.rpartition("\nMODULES ")
@@ -90,15 +90,18 @@ def test_a_second_check_of_an_unchanged_entry_runs_its_code_no_more(tmp_path):
     (project / "mkdocs.yml").write_text("site_name: t\ndocs_dir: entries\nextra:\n  glossary:\n    measure: never\n")
 
     def check() -> tuple[set[str], dict]:
-        modules, out = _loaded("--entries", "entries", "check", "--json", "kernel-fusion", cwd=project)
+        modules, out = _loaded("--entries", "entries", "check", "--json", "kernel-fusion", cwd=project,
+                               XDG_CACHE_HOME=str(tmp_path / "user-cache"))
         return modules, json.loads(out)
 
     first_modules, first = check()
     codes = [p for e in first["entries"] for p in e["problems"] if p["check"] == "code"]
     assert codes == [], codes
     assert "glossary.trial" in first_modules
-    markers = list((project / ".cache" / "glossary" / "trials").glob("kernel-fusion-*.ok"))
+    markers = list((tmp_path / "user-cache" / "glossary" / "trials").glob("kernel-fusion-*.ok"))
     assert len(markers) == 1
+    # never in the project, where a pull request could commit one
+    assert not list(project.rglob("*.ok"))
     again_modules, again = check()
     assert "glossary.trial" not in again_modules and "numpy" not in again_modules
     assert again["entries"][0]["problems"] == first["entries"][0]["problems"]
@@ -133,3 +136,13 @@ def test_the_trial_marker_names_everything_the_trial_runs(tmp_path):
     trial_cache.remember(after_spec)  # the entry's older state is forgotten
     assert sorted(p.name for p in (cache / "trials").iterdir()) == [after_spec.name]
     assert trial_cache.marker(None, parse_entry(page, entries)) is None
+
+
+def test_a_file_and_line_never_turns_into_an_emoji():
+    """rich reads ':100:' as an emoji code: 'entry.md:100:' printed as 'entry.md💯' in check's output."""
+    from glossary.cli.common import console
+
+    out = console()
+    with out.capture() as captured:
+        out.print("entries/x.md:100: {{ fig.ms(\"a\") }}: no data")
+    assert "entries/x.md:100:" in captured.get()

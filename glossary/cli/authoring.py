@@ -134,7 +134,7 @@ def status(ctx: click.Context, as_json: bool) -> None:
         if not out.is_terminal:
             # piped or redirected: no terminal's width to fit, so every cell keeps its line whole
             # (at Rich's default 80 columns a reason became a cell thirty lines tall)
-            out = Console(highlight=False, soft_wrap=True, width=_unwrapped_width(table))
+            out = Console(highlight=False, soft_wrap=True, emoji=False, width=_unwrapped_width(table))
         out.print(table)
     if not all(row["publishable"] for row in rows):
         ctx.exit(1)

@@ -49,7 +49,8 @@ def console() -> Console:
     """Where the commands print: no highlighting, long lines kept whole."""
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=True)
+    # emoji=False: rich reads ":100:" as an emoji code, and "entry.md:100:" (a file and line) became "entry.md💯"
+    return Console(highlight=False, soft_wrap=True, emoji=False)
 
 
 def entries_dir_of(ctx: click.Context) -> Path:
