@@ -24,19 +24,15 @@ from glossary.entries import lessons, lint
 from glossary.entries.model import Entry, EntryError, display_path, load_entries, parse_entry, read_entries
 from glossary.memo import Memo, data_signature, tree_signature
 from glossary.settings import OPTIONS, GlossaryError, Settings
-from glossary.site import leaks, page, plots, render, sitefiles, sitemap, tooltips
+from glossary.site import leaks, page, pagefiles, plots, render, sitefiles, sitemap, tooltips
 from glossary.verdicts import assess, gate
 from glossary.verdicts import trust as trust_mod
 from measure import store
 from measure.results import Result
 
 
-# Written into site/ by every build: the slugs whose pages it wrote, so the next build, a `--dirty` one
-# included (MkDocs then keeps site/'s old files), removes the pages of entries it no longer shows.
-MANIFEST = ".glossary-pages.json"
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,199}$")
 _SITE_OWN = frozenset({"assets", "tags", "search", "plots", "glossary.json", "sitemap.xml", "404.html"})
-MAX_MANIFEST_BYTES = 1 << 22
 
 
 @dataclass
@@ -244,7 +240,7 @@ class GlossaryBuild:
         for rel in sorted(self.published_sources(named_assets)):
             page_text = self.render_page(rel) if rel.endswith(".md") else None
             if page_text is not None:
-                out[rel] = _with_meta(page_text, self.page_meta(rel))
+                out[rel] = pagefiles.with_meta(page_text, self.page_meta(rel))
             elif (root / rel).is_file() and not (root / rel).is_symlink():
                 out[rel] = (root / rel).read_bytes()
         if "index.md" not in out:
@@ -321,7 +317,7 @@ class GlossaryBuild:
             return markdown
         slug = src_uri[:-3] if src_uri.endswith(".md") and "/" not in src_uri else None
         if slug in self.broken:
-            return _broken_page(slug, self.broken[slug])
+            return pagefiles.broken_page(slug, self.broken[slug])
         if slug in self.models and self.shown(slug):
             model = self.models[slug]
 
@@ -369,7 +365,7 @@ class GlossaryBuild:
         whose review went stale would stay published.  Returns, in words, what could not be removed:
         the hook fails the build naming it."""
         shown = {m.entry.slug for m in self.shown_models()} | set(self.broken)
-        gone = (_read_manifest(site_dir) | set(self.entries)) - shown
+        gone = (pagefiles.read_manifest(site_dir) | set(self.entries)) - shown
         failed = []
         for slug in sorted(s for s in gone if _SLUG.match(s) and s not in _SITE_OWN):
             for target in (site_dir / slug, site_dir / f"{slug}.html"):
@@ -387,10 +383,10 @@ class GlossaryBuild:
                 self.log.info("removed %s: the entry %r is not shown by this build", display_path(target), slug)
         try:
             site_dir.mkdir(parents=True, exist_ok=True)
-            (site_dir / MANIFEST).write_text(json.dumps({"format": 1, "entries": sorted(shown)}) + "\n",
+            (site_dir / pagefiles.MANIFEST).write_text(json.dumps({"format": 1, "entries": sorted(shown)}) + "\n",
                                              encoding="utf-8")
         except OSError as err:
-            failed.append(f"{display_path(site_dir / MANIFEST)}: cannot write the list of this build's pages "
+            failed.append(f"{display_path(site_dir / pagefiles.MANIFEST)}: cannot write the list of this build's pages "
                           f"({err.strerror or err}), so a later --dirty build could not remove them")
         return failed
 
@@ -401,33 +397,3 @@ class GlossaryBuild:
             return []
         return leaks.find(site_dir, self.refused, [m.entry for m in self.shown_models()],
                           self.rendered.values(), site_url)
-
-
-def _broken_page(slug: str, why: str) -> str:
-    """`mkdocs serve`'s page for an entry whose file does not parse: the error, as code (so nothing in it
-    is markup), where the entry's page would be."""
-    quoted = "\n".join("        " + line for line in why.splitlines())  # code inside the admonition
-    return (f"# {slug}: this entry does not parse\n\n"
-            f"!!! failure \"Draft: not published. Fix the file; this page reloads when it parses\"\n\n"
-            f"    Every other page is served as it was built.\n\n{quoted}\n")
-
-
-def _with_meta(markdown: str, meta: dict) -> str:
-    """A rendered page with ``meta`` as its front-matter (JSON is YAML: every value quoted)."""
-    if not meta:
-        return markdown
-    lines = "".join(f"{key}: {json.dumps(value, ensure_ascii=False)}\n" for key, value in meta.items())
-    return f"---\n{lines}---\n{markdown}"
-
-
-def _read_manifest(site_dir: Path) -> set[str]:
-    """The entry slugs an earlier build of ``site_dir`` wrote pages for (empty where it left no manifest)."""
-    path = site_dir / MANIFEST
-    try:
-        if not path.is_file() or path.stat().st_size > MAX_MANIFEST_BYTES:
-            return set()
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return set()
-    listed = data.get("entries") if isinstance(data, dict) else None
-    return {s for s in listed if isinstance(s, str)} if isinstance(listed, list) else set()
