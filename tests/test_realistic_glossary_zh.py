@@ -25,7 +25,7 @@ from conftest import FIXTURES, ROOT, mkdocs, write_project
 
 sys.path.insert(0, str(FIXTURES))
 import realistic_glossary as corpus  # noqa: E402
-from test_realistic_glossary import GATE, _Abbrs, _config, _entry_meta  # noqa: E402
+from test_realistic_glossary import GATE, _Abbrs, _config, _entry_meta, assert_tooltip_share  # noqa: E402
 
 from glossary.importer import import_glossary  # noqa: E402
 
@@ -91,21 +91,9 @@ def test_term_links_carry_their_targets_tooltip(built):
                for slug, t in terms.items()}
     links = _links_as_shown(terms)
     assert len(links) >= 40 and any(text == "nvcc" for _, text, _ in links)
-    pages: dict[str, set] = {}
-    misses = []
-    for source, text, target in links:
-        page = _slug(slug_of, terms[source])
-        if page not in pages:
-            parser = _Abbrs()
-            parser.feed((site / page / "index.html").read_text(encoding="utf-8"))
-            pages[page] = set(parser.found)
-        want = (" ".join(text.split()).lower(), summary[target])
-        if want not in pages[page]:
-            misses.append(f"{source}: [{text}] -> {target}")
-    share = 1 - len(misses) / len(links)
-    print(f"{len(links) - len(misses)} of {len(links)} term links have their target's tooltip ({share:.1%})")
-    print("\n".join(misses))
-    assert share >= TOOLTIP_SHARE, f"{len(misses)} of {len(links)} missed:\n" + "\n".join(misses)
+    assert_tooltip_share([(site / _slug(slug_of, terms[source]) / "index.html", text, summary[target],
+                           f"{source}: [{text}] -> {target}") for source, text, target in links],
+                         TOOLTIP_SHARE, "term links have their target's tooltip")
 
 
 class _Placed(HTMLParser):
