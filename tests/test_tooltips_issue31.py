@@ -127,6 +127,30 @@ def test_terms_match_inside_running_chinese(tmp_path):
     assert tooltips.plurals("线程束") == []
 
 
+def test_a_space_beside_han_is_optional_and_full_width_forms_are_their_ascii():
+    """Chinese writes "L2缓存" and "L2 缓存", "流式多处理器（SM）" and "流式多处理器 (SM)" alike: a
+    spelling given one way matches the others; between two Latin words the space still counts."""
+    matcher: termmatch.TermMatcher = termmatch.TermMatcher()
+    for spelling, exact in (("L2 缓存", False), ("CUDA核心", False), ("流式多处理器（SM）", False),
+                            ("SM", True), ("CUDA C++", False), ("线程束", False)):
+        matcher.add(spelling, spelling, exact)
+    text = ("经过L2缓存，再经过 L2 缓存；每个CUDA 核心和每个 CUDA核心；流式多处理器 (SM) 与流式多处理器(SM)；"
+            "每个ＳＭ，不是ｓｍ；CUDA C ++ 不是 CUDA C++，CUDAC++ 也不是；线程束。")
+    assert [(f.surface, f.item) for f in matcher.scan(text)] == [
+        ("L2缓存", "L2 缓存"), ("L2 缓存", "L2 缓存"), ("CUDA 核心", "CUDA核心"), ("CUDA核心", "CUDA核心"),
+        ("流式多处理器 (SM)", "流式多处理器（SM）"), ("流式多处理器(SM)", "流式多处理器（SM）"),
+        ("ＳＭ", "SM"), ("CUDA C++", "CUDA C++"), ("线程束", "线程束")]
+    # a Latin letter beside the match still ends it: no "SM" in "ＳＭs" or "SM" in "xＳＭ"
+    assert [f.surface for f in matcher.scan("xＳＭ与ＳＭs与L2缓存x")] == ["L2缓存"]
+
+
+def test_a_page_finds_its_terms_written_full_width_or_without_the_space(tmp_path):
+    """The page's candidates (``tooltips.Matcher``) read text the way the matcher does."""
+    terms = tooltips.terms(_entries(tmp_path, {**CHINESE, "l2-zh": ("L2 缓存", "")}))
+    text = "每个ＳＭ都经过L2缓存读写。"
+    assert [(s, t.slug) for s, t in tooltips.mentions(text, terms)] == [("ＳＭ", "sm-zh"), ("L2缓存", "l2-zh")]
+
+
 # -- where a tooltip goes, over the HTML --------------------------------------------------------
 
 

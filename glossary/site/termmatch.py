@@ -14,7 +14,13 @@ Boundary rules, on the characters either side of a match:
   a spelling that begins or ends with a Han (kana, Thai...) character has no such rule on that side;
 * a match may not be joined to a word by a hyphen: no "warp" in "warp-rank" or in "multi-warp";
 * spaces between tokens must be where the spelling has them ("CUDA C/C++" is not "CUDA C / C++"),
-  any run of whitespace counting as one space.
+  any run of whitespace counting as one space; beside a character of a script written without
+  spaces a space is optional, as Chinese writes it either way ("L2 缓存" matches "L2缓存", and
+  "CUDA核心" matches "CUDA 核心").
+
+Tokens are compared in Unicode's compatibility form (NFKC), so the full-width forms of Chinese and
+Japanese text are their ASCII letters and punctuation: "流式多处理器（SM）" matches "流式多处理器 (SM)",
+and "ＳＭ" is "SM".
 
 The longest spelling wins at each place (a trie walk, so a shorter one that the text continues past
 is never taken first); acronyms ("SM", "TMA": every letter a capital) match as written, every other
@@ -25,6 +31,7 @@ and does not grow with the number of terms.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import Callable, Generic, Iterable, Iterator, TypeVar
 
@@ -32,7 +39,7 @@ import regex
 
 # Scripts written without spaces between words: a word boundary is no rule inside them.
 UNSPACED = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}\u30fc\u3005\u3006"
-_TOKEN = regex.compile(rf"[{UNSPACED}]|(?:(?![{UNSPACED}])\w)+|[^\s\w]", regex.V0)
+_TOKEN = regex.compile(rf"([{UNSPACED}])|(?:(?![{UNSPACED}])\w)+|[^\s\w]", regex.V0)  # group 1: unspaced
 _UNSPACED = regex.compile(rf"[{UNSPACED}]")
 _SPACED_WORD = regex.compile(rf"(?:(?![{UNSPACED}])\w)")
 HYPHENS = "-\u2010\u2011"
@@ -42,12 +49,26 @@ T = TypeVar("T")
 _END = "\x00end"  # the trie key under which a node keeps the spellings that end there
 
 
+def fold(token: str) -> str:
+    """A token as it is compared: NFKC (full-width "（ＳＭ）" is "(SM)"); ASCII is left as it is."""
+    return token if token.isascii() else unicodedata.normalize("NFKC", token)
+
+
 def tokens(text: str) -> list[tuple[int, int, str, bool]]:
-    """(start, end, key, after_space) of each token of ``text``; ``key`` is the token in lower case."""
+    """(start, end, key, after_space) of each token of ``text``; ``key`` is the token folded
+    (``fold``) and in lower case; ``after_space`` is false beside a character of an unspaced script,
+    where a space is optional."""
+    if text.isascii():  # no folding, no unspaced script: the common case, kept as cheap as it was
+        return [(m.start(), m.end(), m.group().lower(), m.start() > 0 and text[m.start() - 1].isspace())
+                for m in _TOKEN.finditer(text)]
     out = []
+    unspaced = False  # the previous token's
     for m in _TOKEN.finditer(text):
-        start = m.start()
-        out.append((start, m.end(), m.group().lower(), start > 0 and text[start - 1].isspace()))
+        start, token = m.start(), m.group()
+        space = start > 0 and text[start - 1].isspace() and not unspaced
+        unspaced = m.lastindex == 1
+        key = token if unspaced or token.isascii() else fold(token)  # a Han character is its own form
+        out.append((start, m.end(), key.lower(), space and not unspaced))
     return out
 
 
@@ -91,7 +112,7 @@ class TermMatcher(Generic[T]):
         node = self.root
         for i, (s, e, key, space) in enumerate(toks):
             node = node.setdefault(key if i == 0 else _edge(key, space), {})
-        surface = tuple(spelling[s:e] for s, e, _, _ in toks) if exact else None
+        surface = tuple(fold(spelling[s:e]) for s, e, _, _ in toks) if exact else None
         node.setdefault(_END, []).append((surface, item))
         return True
 
@@ -140,7 +161,7 @@ class TermMatcher(Generic[T]):
         if not _may_end(text, end) or (allowed is not None and not allowed(start, end)):
             return None
         for surface, item in ends:
-            if surface is None or tuple(text[s:e] for s, e, _, _ in toks[i:j + 1]) == surface:
+            if surface is None or tuple(fold(text[s:e]) for s, e, _, _ in toks[i:j + 1]) == surface:
                 return item
         return None
 
