@@ -1,0 +1,71 @@
+"""Issue 32, looked at again (look32): what the screenshots of every entry page showed, each with
+a test.  On the CPU, over the repository's own entries and results."""
+
+from __future__ import annotations
+
+import logging
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from glossary.build import GlossaryBuild
+from glossary.settings import Settings
+from glossary.site import plots, svgplot
+
+from tests.test_meaning_plots import VIEWS
+from tests.test_meaning_tables import _attribute_tables
+
+ROOT = Path(__file__).resolve().parent.parent
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+@pytest.fixture(scope="module")
+def build() -> GlossaryBuild:
+    options = Settings.resolve(ROOT / "entries", ROOT, {}, serving=True, environ={})
+    b = GlossaryBuild(settings=options, log=logging.getLogger("test"))
+    b.load()
+    return b
+
+
+def test_attributes_all_said_in_the_lead_draw_no_table_of_names(build):
+    # l2-persistence's three kernels share every attribute: the lead says them, and a table of
+    # the three version names alone (what the page showed) is left out
+    page = build.render_page("l2-persistence.md")
+    lines = [line.strip() for line in page.splitlines()]
+    at = next(i for i, line in enumerate(lines) if line.startswith("Kernel attributes at "))
+    lead = lines[at]
+    assert "The same for every kernel here: registers/thread 32," in lead
+    assert lead.endswith("limited by warps."), lead
+    following = next(line for line in lines[at + 1:] if line)
+    assert not following.startswith("| version"), "a table of version names alone follows the lead"
+
+
+def test_attributes_that_differ_keep_their_table(build):
+    # thread-block-clusters' kernels differ in registers: the table stays, and the lead ends in ':'
+    tables = _attribute_tables(build.render_page("thread-block-clusters.md"))
+    assert tables and all(lead.endswith(":") and len(rows[0]) > 1 for lead, rows in tables)
+
+
+def _l2_lines(view) -> list[svgplot.RefLine]:
+    return [r for p in plots.device_panels(view) for r in p.refs if r.at_x and (r.label or "").startswith("L2 ")]
+
+
+@pytest.mark.parametrize("key", ["l2-persistence/nvidia-h200", "thread-block-clusters/nvidia-h200"])
+def test_a_sweep_wholly_past_the_l2_does_not_stretch_its_axis_to_the_l2(key):
+    view = VIEWS[key]
+    swept = [s.working_set_bytes for s in view.sizes if s.rows]
+    assert min(swept) > view.l2_bytes  # the data these pages have: every size past the L2
+    assert _l2_lines(view) == []
+    for panel in plots.device_panels(view):
+        if panel.xscale.log and panel.xticks:
+            assert min(t for t, _ in panel.xticks) > view.l2_bytes / 2, f"{key}: {panel.title!r} reaches left to the L2"
+    assert "L2" not in plots.alt_text(view)
+
+
+def test_a_sweep_across_the_l2_still_marks_it():
+    view = VIEWS["kernel-fusion/nvidia-h200"]
+    assert any(s.working_set_bytes <= view.l2_bytes for s in view.sizes if s.rows)
+    assert _l2_lines(view)
+    texts = {t.text for t in ET.fromstring(plots.device_svg(view)).iter(SVG_NS + "text")}
+    assert any(t and t.startswith("L2 ") for t in texts)
