@@ -84,3 +84,12 @@ def test_every_table_has_an_alignment_row_markdown_reads(build, slug):
     for i, line in enumerate(lines[:-1]):
         if line.startswith("|") and not lines[i - 1].startswith("|") and lines[i + 1].startswith("|"):
             assert ALIGN.match(lines[i + 1]), f"{slug}: the table under {line[:60]!r} has alignment row {lines[i + 1]!r}"
+
+
+def test_a_sweep_of_copies_over_the_host_link_names_no_l2(build):
+    # pinned-memory's sweep caption said '(L2 is 60 MiB)' beside copies the L2 does not touch
+    page = build.render_page("pinned-memory.md")
+    caption = next(line.strip() for line in page.splitlines() if line.strip().startswith("Size sweep:"))
+    assert "L2" not in caption, caption
+    fused = build.render_page("kernel-fusion.md")
+    assert "(L2 is 60 MiB)" in next(line for line in fused.splitlines() if line.strip().startswith("Size sweep:"))

@@ -190,6 +190,13 @@ class DeviceView(DeviceLeadMixin):
         return self.sizes[-1] if self.sizes else None
 
     @property
+    def over_link(self) -> bool:
+        """Whether every variant's bytes cross the host link (every size's plot floor is the link
+        floor): a copy between host and device runs at the link's rate whatever the L2 holds."""
+        sizes = [s for s in self.sizes if s.rows]
+        return bool(sizes) and all(s.plot_floor[1] == "link floor" for s in sizes)
+
+    @property
     def host_timed(self) -> bool:
         """Whether host time was recorded beside GPU time (timing.clock: both)."""
         return any(r.host_ms is not None for s in self.sizes for r in s.rows)

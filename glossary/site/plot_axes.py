@@ -60,9 +60,7 @@ def marks_l2(view: DeviceView) -> bool:
     """Whether size plots mark the L2: where the x axis is the working set and the L2 size is
     known, unless every variant's bytes cross the host link (the plot's floor is the link floor).
     A copy between host and device runs at the link's rate whatever the L2 holds."""
-    sizes = [s for s in view.sizes if s.rows]
-    over_link = bool(sizes) and all(s.plot_floor[1] == "link floor" for s in sizes)
-    return bool(view.l2_bytes) and x_is_bytes(view) and not over_link
+    return bool(view.l2_bytes) and x_is_bytes(view) and not view.over_link
 
 
 def draws_l2(view: DeviceView) -> bool:
