@@ -93,3 +93,46 @@ def test_a_sweep_of_copies_over_the_host_link_names_no_l2(build):
     assert "L2" not in caption, caption
     fused = build.render_page("kernel-fusion.md")
     assert "(L2 is 60 MiB)" in next(line for line in fused.splitlines() if line.strip().startswith("Size sweep:"))
+
+
+def test_a_column_of_times_takes_one_unit():
+    from glossary.figures import fmt
+    assert fmt.column_unit([2.104e-3, 0.921e-3, 1.644e-3]) == "µs"
+    assert fmt.duration(0.921e-3, "µs") == "0.9210 µs"
+    assert fmt.duration(0.921e-3) == "921.0 ns"  # a time on its own keeps the unit that fits it
+    assert fmt.column_unit([1.706e-3, 0.1089e-3]) == "µs"
+    assert fmt.column_unit([0.0182, 1.849]) is None  # 18.2 µs to 1.849 ms: each cell its own unit
+    assert fmt.column_unit([None, 0.0]) is None and fmt.column_unit([]) is None
+    assert fmt.column_unit([0.99996e-3]) == "µs"  # rounds to 1.000 µs, as duration writes it
+
+
+def _column_units(page: str, header: str) -> dict[str, set[str]]:
+    """Each table whose header row starts with ``header``: its columns' time units."""
+    lines = [line.strip() for line in page.splitlines()]
+    found = {}
+    for i, line in enumerate(lines):
+        if line.startswith(header):
+            names = [c.strip() for c in line.strip("|").split("|")]
+            for row in lines[i + 2:]:
+                if not row.startswith("|"):
+                    break
+                for name, cell in zip(names, (c.strip() for c in row.strip("|").split("|"))):
+                    unit = cell.rsplit(" ", 1)[-1]
+                    if unit in ("ns", "µs", "ms", "s") and cell[:1].isdigit():
+                        found.setdefault(f"{i}:{name}", set()).add(unit)
+    return found
+
+
+@pytest.mark.parametrize("slug", ["cuda-graphs", "launch-overhead"])
+def test_launch_and_graph_tables_write_each_time_column_in_one_unit(build, slug):
+    # cuda-graphs wrote '921.0 ns' under '2.104 µs' (GPU per launch) and '300.5 ns' under
+    # '1.706 µs' (host per kernel node); launch-overhead '920.0 ns' under '2.122 µs'
+    page = build.render_page(f"{slug}.md")
+    columns = {}
+    for header in ("| version | time |", "| version | nodes", "| elements | version | launches |"):
+        columns.update(_column_units(page, header))
+    assert columns, f"{slug}: no time columns found"
+    for name, units in columns.items():
+        if name.split(":", 1)[1] != "time":  # the headline's time column spans kernels of any length
+            assert len(units) == 1, f"{slug}: column {name!r} mixes {sorted(units)}"
+    assert "0.9210 µs" in page if slug == "cuda-graphs" else "0.9200 µs" in page

@@ -55,9 +55,24 @@ def significant(value: float, digits: int = SIGNIFICANT) -> str:
 _TIME_UNITS = ((1e-6, "ns"), (1e-3, "µs"), (1.0, "ms"), (1e3, "s"))
 
 
-def duration(ms: float) -> str:
+def column_unit(values_ms) -> str | None:
+    """The one time unit for a table column of ``values_ms``: the unit its largest value fits,
+    where its smallest then reads 0.1 or more ('0.9210 µs' beside '2.104 µs', not '921.0 ns');
+    None (each cell its own unit) where the column spans too far for one (pure)."""
+    values = [abs(v) for v in values_ms if v is not None and math.isfinite(v) and v]
+    if not values:
+        return None
+    unit = duration(max(values)).rsplit(" ", 1)[1]
+    scale = dict((u, lim) for lim, u in _TIME_UNITS)[unit]
+    return unit if min(values) / scale >= 0.1 else None
+
+
+def duration(ms: float, unit: str | None = None) -> str:
     """A time in the unit that fits, to four significant figures: 0.0068 -> '6.800 µs',
-    0.2421 -> '242.1 µs', 3.3407 -> '3.341 ms', 1234.5 -> '1.235 s' (pure)."""
+    0.2421 -> '242.1 µs', 3.3407 -> '3.341 ms', 1234.5 -> '1.235 s'; in ``unit`` where given
+    (a table column's, ``column_unit``): 0.000921, 'µs' -> '0.9210 µs' (pure)."""
+    if unit is not None:
+        return f"{significant(ms / dict((u, lim) for lim, u in _TIME_UNITS)[unit])} {unit}"
     scale, unit = _TIME_UNITS[0]
     for limit, name in _TIME_UNITS:
         if abs(ms) >= limit:

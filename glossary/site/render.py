@@ -175,6 +175,12 @@ def _number(format_number):
     return fmt
 
 
+def _column_unit(values: Any, per_ms: float = 1.0) -> str | None:
+    """The one time unit of a table column (``fmt.column_unit``); ``per_ms`` the values' units
+    in a millisecond (1000 for µs)."""
+    return fmt.column_unit([v / per_ms for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)])
+
+
 def _compile_command(command: str) -> str:
     """The recorded compile command with pycuda's install-specific include path shortened."""
     return re.sub(r"-I\S*/pycuda/cuda\b", "-I<pycuda>/cuda", command)
@@ -215,6 +221,7 @@ def make_env(templates_dir: Path) -> SandboxedEnvironment:
         bpe1=_number(fmt.fmt_bpe1),
         significant=_number(fmt.significant),
         duration=_number(fmt.duration),
+        column_unit=_column_unit,
         rate=_number(fmt.rate),
         flops=_number(fmt.flops),
         tflops=_number(fmt.tflops_number),
