@@ -136,3 +136,36 @@ def test_launch_and_graph_tables_write_each_time_column_in_one_unit(build, slug)
         if name.split(":", 1)[1] != "time":  # the headline's time column spans kernels of any length
             assert len(units) == 1, f"{slug}: column {name!r} mixes {sorted(units)}"
     assert "0.9210 µs" in page if slug == "cuda-graphs" else "0.9200 µs" in page
+
+
+def _tag_box(x: float, y: float, anchor: str, text: str) -> tuple[float, float, float, float]:
+    w = svgplot.text_width(text) * 1.1
+    left = x - (w if anchor == "end" else 0.0)
+    return left, y - svgplot.FONT * 0.8, left + w, y + 1
+
+
+def test_a_tag_anchored_at_its_end_sits_left_of_its_point_clear_of_it():
+    # the roofline's '14' and '15' (one intensity, nearly one rate) printed as '1514': a tag set
+    # to the left (anchor end, dx -6) was drawn starting 6 px left of its point, across it
+    placed: list = []
+    left = svgplot.Label(x=0, y=0, text="14", anchor="end", dx=-6, dy=-4, bold=True, avoid=True)
+    right = svgplot.Label(x=0, y=0, text="15", anchor="start", dx=6, dy=-4, bold=True, avoid=True)
+    a = svgplot._clear_spot(100.0, 100.0, left, placed)
+    b = svgplot._clear_spot(100.0, 101.0, right, placed)
+    assert a == (94.0, 96.0, "end") and b == (106.0, 97.0, "start")
+    box_a, box_b = _tag_box(*a, "14"), _tag_box(*b, "15")
+    assert box_a[2] < 100.0 < box_b[0], "each tag stays off its point"
+    assert box_a[2] <= box_b[0]
+
+
+@pytest.mark.parametrize("key", ["roofline/nvidia-h200", "tensor-cores/nvidia-h200"])
+def test_roofline_tags_do_not_overlap(key):
+    import re as _re
+    svg = plots.device_svg(VIEWS[key]).decode()
+    tags = [(float(x), float(y), a, t) for x, y, a, t in _re.findall(
+        r'<text x="([\d.]+)" y="([\d.]+)"[^>]*text-anchor="(start|end)"[^>]*font-weight="bold"[^>]*>(\d+)</text>', svg)]
+    assert len(tags) >= 3, f"{key}: roofline tags not found"
+    boxes = [_tag_box(x, y, a, t) for x, y, a, t in tags]
+    for i, p in enumerate(boxes):
+        for q in boxes[i + 1:]:
+            assert not (p[0] < q[2] and q[0] < p[2] and p[1] < q[3] and q[1] < p[3]), f"{key}: tags overlap"

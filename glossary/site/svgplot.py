@@ -498,12 +498,18 @@ def _data(frame: _Frame) -> list[str]:
 
 
 def _clear_spot(px: float, py: float, lab: Label, placed: list) -> tuple[float, float, str]:
-    """Where a point's tag goes: right-above, right-below, left-above, left-below, the first clear
-    of the tags placed before it (else the first); the spot taken is added to ``placed``."""
+    """Where a point's tag goes: on its own side (``lab.anchor``: right for start, left for end)
+    above, then below, then the other side above and below, the first clear of the tags placed
+    before it (else the first); the spot taken is added to ``placed``."""
     w = text_width(lab.text) * (1.1 if lab.bold else 1.0)
+    # a tag anchored at its end sits left of the point: dx away from it on that side, whatever
+    # the sign given (a start anchor with a negative dx drew the tag across its own point)
+    own, other = ("end", "start") if lab.anchor == "end" else ("start", "end")
+    step = abs(lab.dx)
+    near = -step if own == "end" else step
     spots = []
-    for dx, dy, anchor in ((lab.dx, lab.dy, "start"), (lab.dx, -lab.dy + FONT * 0.7, "start"),
-                           (-lab.dx, lab.dy, "end"), (-lab.dx, -lab.dy + FONT * 0.7, "end")):
+    for dx, dy, anchor in ((near, lab.dy, own), (near, -lab.dy + FONT * 0.7, own),
+                           (-near, lab.dy, other), (-near, -lab.dy + FONT * 0.7, other)):
         left = px + dx - (w if anchor == "end" else 0.0)
         spots.append((px + dx, py + dy, anchor, (left, py + dy - FONT * 0.8, left + w, py + dy + 1)))
     for spot in spots:
