@@ -169,3 +169,13 @@ def test_roofline_tags_do_not_overlap(key):
     for i, p in enumerate(boxes):
         for q in boxes[i + 1:]:
             assert not (p[0] < q[2] and q[0] < p[2] and p[1] < q[3] and q[1] < p[3]), f"{key}: tags overlap"
+
+
+def test_a_copies_table_has_no_column_of_dashes(build):
+    # streams-overlap's copies cross the link both ways: no share of a one-way floor, and the
+    # 'of link floor' column was '–' in every row
+    page = build.render_page("streams-overlap.md")
+    header = next(line.strip() for line in page.splitlines() if line.strip().startswith("| version | direction |"))
+    assert "of link floor" not in header
+    pinned = build.render_page("pinned-memory.md")
+    assert "| version | direction | bytes | time | link GB/s | of link floor |" in pinned
