@@ -35,8 +35,10 @@ def test_attributes_all_said_in_the_lead_draw_no_table_of_names(build):
     page = build.render_page("l2-persistence.md")
     lines = [line.strip() for line in page.splitlines()]
     at = next(i for i, line in enumerate(lines) if line.startswith("Kernel attributes at "))
-    lead = lines[at]
+    lead = lines[at].replace("\u00a0", " ")
     assert "The same for every kernel here: registers/thread 32," in lead
+    # a name and its value never part at a line break ('shared/block' at a line's end, '0 B' on the next)
+    assert "registers/thread\u00a032, shared/block\u00a00\u00a0B," in lines[at]
     assert lead.endswith("limited by warps."), lead
     following = next(line for line in lines[at + 1:] if line)
     assert not following.startswith("| version"), "a table of version names alone follows the lead"

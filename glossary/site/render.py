@@ -94,6 +94,12 @@ def _text(value: Any) -> Safe:
     return Safe(plain_text(value))
 
 
+def _nowrap(value: Any) -> Safe:
+    """Markdown text that never parts at a line break: a name and its value ('shared/block 0 B'),
+    its spaces no-break spaces."""
+    return Safe(plain_text(value).replace(" ", "\u00a0"))
+
+
 def _cell(value: Any) -> Safe:
     """Text safe inside a Markdown table cell."""
     return Safe(plain_text(value).replace("|", "\\|"))
@@ -228,6 +234,7 @@ def make_env(templates_dir: Path) -> SandboxedEnvironment:
         ratio=_number(fmt.ratio),
         percent=_number(fmt.percent),
         text=_text,
+        nowrap=_nowrap,
         cell=_cell,
         quoted=_quoted,
         attr=_attr,
