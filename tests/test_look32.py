@@ -181,3 +181,18 @@ def test_a_copies_table_has_no_column_of_dashes(build):
     assert "of link floor" not in header
     pinned = build.render_page("pinned-memory.md")
     assert "| version | direction | bytes | time | link GB/s | of link floor |" in pinned
+
+
+@pytest.mark.parametrize("slug, first", [("bank-conflicts", "8192 × 8192*"), ("tensor-cores", "4096 × 4096 × 4096*"),
+                                         ("tensor-memory-accelerator", "8192 × 8192*")])
+def test_sweep_tables_name_a_matrix_size_as_the_caption_does(build, slug, first):
+    # the caption said 'GB/s at 8192 × 8192' and the sweep table beneath it '67,108,864*'
+    page = build.render_page(f"{slug}.md")
+    rows = [line.strip() for line in page.splitlines() if line.strip().startswith("|")]
+    assert not any(r.startswith("| elements |") for r in rows)
+    assert any(r.startswith(f"| {first} |") for r in rows), f"{slug}: no sweep row names {first}"
+
+
+def test_sweep_tables_keep_element_counts_for_a_vector(build):
+    page = build.render_page("kernel-fusion.md")
+    assert "| elements | working set |" in page and "| 67,108,864* |" in page
