@@ -196,3 +196,12 @@ def test_sweep_tables_name_a_matrix_size_as_the_caption_does(build, slug, first)
 def test_sweep_tables_keep_element_counts_for_a_vector(build):
     page = build.render_page("kernel-fusion.md")
     assert "| elements | working set |" in page and "| 67,108,864* |" in page
+
+
+def test_claims_name_a_matrix_size_as_the_claim_does(build):
+    # tensor-cores' claim '(at 2048 × 2048 × 2048)' was evidenced at '4,194,304: time ratio 3.46×'
+    page = build.render_page("tensor-cores.md")
+    row = next(line for line in page.splitlines() if "(at 2048 × 2048 × 2048) | holds |" in line)
+    assert "| 2048 × 2048 × 2048: time ratio" in row and "4,194,304" not in row
+    fused = build.render_page("kernel-fusion.md")
+    assert "67,108,864: " in fused  # a vector's size stays its element count
