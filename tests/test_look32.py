@@ -205,3 +205,13 @@ def test_claims_name_a_matrix_size_as_the_claim_does(build):
     assert "| 2048 × 2048 × 2048: time ratio" in row and "4,194,304" not in row
     fused = build.render_page("kernel-fusion.md")
     assert "67,108,864: " in fused  # a vector's size stays its element count
+
+
+def test_byte_sizes_read_in_one_style():
+    # register-spilling's local/thread column had '1016 B' under '728 B' and over '1.1 KiB';
+    # tensor-memory-accelerator's shared/block '16.0 KiB static' beside '16 KiB static'
+    from glossary.figures import fmt
+    assert fmt.fmt_bytes(1016) == "1,016 B" and fmt.fmt_bytes(728) == "728 B"
+    assert fmt.fmt_bytes(16392) == "16,392 B" and fmt.fmt_bytes(16384) == "16 KiB"
+    assert fmt.fmt_bytes(4224) == "4.1 KiB" and fmt.fmt_bytes(60 << 20) == "60 MiB"
+    assert fmt.fmt_bytes(0) == "0 B" and fmt.fmt_bytes(1.5 * 2 ** 30) == "1.5 GiB"

@@ -145,8 +145,15 @@ def params(values: dict[str, int]) -> str:
 
 
 def fmt_bytes(value: float) -> str:
-    """A byte count in binary units: 50 MiB, 1 GiB (``measure.units.binary_bytes``)."""
-    return units.binary_bytes(value)
+    """A byte count in binary units: 50 MiB, 1 GiB (``measure.units.binary_bytes``); under a KiB
+    with a thousands separator as every count ('1,016 B', not '1016 B'); and where one decimal
+    would round a size under a MiB to a whole unit it is not ('16.0 KiB' beside '16 KiB'), the
+    exact bytes ('16,392 B') (pure)."""
+    text = units.binary_bytes(value)
+    number = text.split(" ", 1)[0]
+    if value < 1024 or (number.endswith(".0") and value == int(value) and value < 1 << 20):
+        return f"{fmt_int(int(round(value)))} B"
+    return text
 
 
 def fmt_bpe1(value: float) -> str:
