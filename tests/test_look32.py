@@ -215,3 +215,14 @@ def test_byte_sizes_read_in_one_style():
     assert fmt.fmt_bytes(16392) == "16,392 B" and fmt.fmt_bytes(16384) == "16 KiB"
     assert fmt.fmt_bytes(4224) == "4.1 KiB" and fmt.fmt_bytes(60 << 20) == "60 MiB"
     assert fmt.fmt_bytes(0) == "0 B" and fmt.fmt_bytes(1.5 * 2 ** 30) == "1.5 GiB"
+
+
+def test_a_log_axis_over_less_than_a_few_fold_gets_round_ticks():
+    # warp-divergence's TFLOP/s sweep (15.6 and 29.4) had two ticks, its ends: '15' and '30.4'
+    assert svgplot.log_ticks(15.0, 30.4) == [15.0, 20.0, 25.0, 30.0]
+    assert svgplot.log_ticks(1.0, 1000.0) == [1.0, 10.0, 100.0, 1000.0]
+    view = VIEWS["warp-divergence/nvidia-h200"]
+    for panel in plots.device_panels(view):
+        if panel.yscale.log:
+            labels = [t.text for t in ET.fromstring(svgplot.figure([panel])).iter(SVG_NS + "text")]
+            assert "30.4" not in labels, f"{panel.title!r}: an axis end as a tick"

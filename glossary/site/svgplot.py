@@ -70,7 +70,8 @@ def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
 
 
 def log_ticks(lo: float, hi: float, base: float = 10.0) -> list[float]:
-    """Powers of ten in [lo, hi]; with fewer than two, 1-2-5 steps; then every integer multiple.
+    """Powers of ten in [lo, hi]; with fewer than three, 1-2-5 steps; then every integer multiple;
+    then round linear steps (``nice_ticks``).
 
     Base 2: powers of two, every k-th so that there are at most seven."""
     if base == 2:
@@ -82,7 +83,10 @@ def log_ticks(lo: float, hi: float, base: float = 10.0) -> list[float]:
         ticks = [m * 10.0 ** d for d in decades for m in mults if lo * 0.9999 <= m * 10.0 ** d <= hi * 1.0001]
         if len(ticks) >= 3:
             return ticks
-    return [lo, hi]
+    # under a factor of about three (warp-divergence's 15 to 30.4 TFLOP/s): round linear steps,
+    # not the axis's ends as ticks ('15', '30.4')
+    ticks = [t for t in nice_ticks(lo, hi) if lo * 0.9999 <= t <= hi * 1.0001 and t > 0]
+    return ticks if len(ticks) >= 2 else [lo, hi]
 
 
 @dataclass(frozen=True)
