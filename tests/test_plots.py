@@ -47,7 +47,9 @@ def test_sweep_and_l2_change_the_drawing():
 
 def test_alt_text_says_what_is_drawn():
     assert plots.alt_text(view()) == "GB/s of staged, fused on Fixture GPU against the copy floor"
-    assert plots.alt_text(view(sizes=2, l2=1 << 20)).endswith("across the size sweep with the L2 size marked")
+    assert plots.alt_text(view(sizes=2, l2=16 << 20)).endswith("across the size sweep with the L2 size marked")
+    # a sweep wholly past the L2 leaves the line out, and says nothing of it (look32)
+    assert "L2" not in plots.alt_text(view(sizes=2, l2=1 << 20))
 
 
 def test_failed_device_has_no_plot():

@@ -236,7 +236,7 @@ def test_the_page_shows_kernel_attributes_with_occupancy_and_its_source(page):
     rows = table_after(page, "Kernel attributes at 67,108,864 elements")
     # every row's answer is the driver's, as the caption says: no column repeats it; nor does
     # local/thread (0 B in every row), which the caption says once
-    assert "The same for every kernel here: local/thread 0 B:" in page
+    assert "The same for every kernel here: local/thread 0 B:" in page.replace("\u00a0", " ")  # no-break spaces (look32)
     assert rows[0] == ["version", "registers/thread", "shared/block",
                        "occupancy", "resident warps/SM", "limited by"]
     by_name = {r[0]: r for r in rows[2:]}

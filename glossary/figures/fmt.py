@@ -55,9 +55,24 @@ def significant(value: float, digits: int = SIGNIFICANT) -> str:
 _TIME_UNITS = ((1e-6, "ns"), (1e-3, "µs"), (1.0, "ms"), (1e3, "s"))
 
 
-def duration(ms: float) -> str:
+def column_unit(values_ms) -> str | None:
+    """The one time unit for a table column of ``values_ms``: the unit its largest value fits,
+    where its smallest then reads 0.1 or more ('0.9210 µs' beside '2.104 µs', not '921.0 ns');
+    None (each cell its own unit) where the column spans too far for one (pure)."""
+    values = [abs(v) for v in values_ms if v is not None and math.isfinite(v) and v]
+    if not values:
+        return None
+    unit = duration(max(values)).rsplit(" ", 1)[1]
+    scale = dict((u, lim) for lim, u in _TIME_UNITS)[unit]
+    return unit if min(values) / scale >= 0.1 else None
+
+
+def duration(ms: float, unit: str | None = None) -> str:
     """A time in the unit that fits, to four significant figures: 0.0068 -> '6.800 µs',
-    0.2421 -> '242.1 µs', 3.3407 -> '3.341 ms', 1234.5 -> '1.235 s' (pure)."""
+    0.2421 -> '242.1 µs', 3.3407 -> '3.341 ms', 1234.5 -> '1.235 s'; in ``unit`` where given
+    (a table column's, ``column_unit``): 0.000921, 'µs' -> '0.9210 µs' (pure)."""
+    if unit is not None:
+        return f"{significant(ms / dict((u, lim) for lim, u in _TIME_UNITS)[unit])} {unit}"
     scale, unit = _TIME_UNITS[0]
     for limit, name in _TIME_UNITS:
         if abs(ms) >= limit:
@@ -130,8 +145,15 @@ def params(values: dict[str, int]) -> str:
 
 
 def fmt_bytes(value: float) -> str:
-    """A byte count in binary units: 50 MiB, 1 GiB (``measure.units.binary_bytes``)."""
-    return units.binary_bytes(value)
+    """A byte count in binary units: 50 MiB, 1 GiB (``measure.units.binary_bytes``); under a KiB
+    with a thousands separator as every count ('1,016 B', not '1016 B'); and where one decimal
+    would round a size under a MiB to a whole unit it is not ('16.0 KiB' beside '16 KiB'), the
+    exact bytes ('16,392 B') (pure)."""
+    text = units.binary_bytes(value)
+    number = text.split(" ", 1)[0]
+    if value < 1024 or (number.endswith(".0") and value == int(value) and value < 1 << 20):
+        return f"{fmt_int(int(round(value)))} B"
+    return text
 
 
 def fmt_bpe1(value: float) -> str:

@@ -133,6 +133,15 @@ class SizeView(SizeSweepMixin, SizeHostMixin):
         return f"{fmt.fmt_int(self.elements)} elements"
 
     @property
+    def size_cell(self) -> str:
+        """The size in a sweep table's first column: its element count, or a matrix's dimensions
+        where the page names the size by them ('8192 × 8192', as the headline's caption does,
+        not '67,108,864')."""
+        if fmt.is_dimensions(self.params):
+            return fmt.params(self.params)
+        return fmt.fmt_int(self.elements)
+
+    @property
     def spread_same(self) -> str | None:
         """The spread every row shares, with its sample count ('below the timer's resolution (0.5 µs),
         200 runs each'), where one value fills the whole column: said once, in the table's lead."""
@@ -188,6 +197,19 @@ class DeviceView(DeviceLeadMixin):
             if size.headline:
                 return size
         return self.sizes[-1] if self.sizes else None
+
+    @property
+    def size_header(self) -> str:
+        """The sweep tables' first column's header: 'size' where every size is a matrix's
+        dimensions (``SizeView.size_cell``), else 'elements'."""
+        return "size" if self.sizes and all(fmt.is_dimensions(z.params) for z in self.sizes) else "elements"
+
+    @property
+    def over_link(self) -> bool:
+        """Whether every variant's bytes cross the host link (every size's plot floor is the link
+        floor): a copy between host and device runs at the link's rate whatever the L2 holds."""
+        sizes = [s for s in self.sizes if s.rows]
+        return bool(sizes) and all(s.plot_floor[1] == "link floor" for s in sizes)
 
     @property
     def host_timed(self) -> bool:

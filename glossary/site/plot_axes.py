@@ -44,7 +44,7 @@ def size_panel(view: DeviceView, xs: list[float], title: str, ylabel: str,
     """A panel over a log2 size axis (working set or elements), with the L2 size marked where it
     bears on the figures (``marks_l2``)."""
     by_bytes = x_is_bytes(view)
-    marked = marks_l2(view)
+    marked = draws_l2(view)
     spanned = xs + [float(view.l2_bytes)] if marked else xs
     ticks = tuple((t, fmt.fmt_bytes(t) if by_bytes else count_tick(t)) for t in size_ticks(spanned))
     panel = svgplot.Panel(width=svgplot.PANEL_WIDTH, title=title, xlabel="working set" if by_bytes else "elements", ylabel=ylabel,
@@ -60,9 +60,14 @@ def marks_l2(view: DeviceView) -> bool:
     """Whether size plots mark the L2: where the x axis is the working set and the L2 size is
     known, unless every variant's bytes cross the host link (the plot's floor is the link floor).
     A copy between host and device runs at the link's rate whatever the L2 holds."""
-    sizes = [s for s in view.sizes if s.rows]
-    over_link = bool(sizes) and all(s.plot_floor[1] == "link floor" for s in sizes)
-    return bool(view.l2_bytes) and x_is_bytes(view) and not over_link
+    return bool(view.l2_bytes) and x_is_bytes(view) and not view.over_link
+
+
+def draws_l2(view: DeviceView) -> bool:
+    """Whether size plots draw the L2 line: where it is marked (``marks_l2``) and some size of the
+    sweep is at or under it.  A sweep wholly past the L2 would only stretch its axis leftwards to
+    reach the line, a third of the plot empty (look32); its caption names the L2 size instead."""
+    return marks_l2(view) and any(s.working_set_bytes <= view.l2_bytes for s in view.sizes if s.rows)
 
 
 def size_ticks(xs: list[float]) -> list[float]:

@@ -20,7 +20,7 @@ from urllib.parse import urljoin, urlsplit
 
 from glossary.figures import fmt, quantity
 from glossary.site import plot_axes, plot_roofline, svgplot
-from glossary.site.plot_axes import (FLOOR_COLOR, PALETTE, display_name, marks_l2,  # noqa: F401
+from glossary.site.plot_axes import (FLOOR_COLOR, PALETTE, display_name, draws_l2, marks_l2,  # noqa: F401
                                      size_panel, size_xs, x_is_bytes)
 from glossary.site.plot_axes import line as _line
 from glossary.figures.views import DeviceView, SizeView, VariantRow
@@ -64,7 +64,7 @@ def alt_text(view: DeviceView) -> str:
     across = ([unit] if swept else []) + (["speedup"] if _sweep(view) and any(s.ratios for s in view.sizes) else [])
     if across:
         text += f", and {' and '.join(across)} across the size sweep"
-        if marks_l2(view):
+        if draws_l2(view):
             text += " with the L2 size marked"
     for t in _point_sweeps(view.headline):
         text += f"; GB/s across the {t.names[0]} sweep at {view.headline.label}"

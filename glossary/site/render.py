@@ -94,6 +94,12 @@ def _text(value: Any) -> Safe:
     return Safe(plain_text(value))
 
 
+def _nowrap(value: Any) -> Safe:
+    """Markdown text that never parts at a line break: a name and its value ('shared/block 0 B'),
+    its spaces no-break spaces."""
+    return Safe(plain_text(value).replace(" ", "\u00a0"))
+
+
 def _cell(value: Any) -> Safe:
     """Text safe inside a Markdown table cell."""
     return Safe(plain_text(value).replace("|", "\\|"))
@@ -175,6 +181,12 @@ def _number(format_number):
     return fmt
 
 
+def _column_unit(values: Any, per_ms: float = 1.0) -> str | None:
+    """The one time unit of a table column (``fmt.column_unit``); ``per_ms`` the values' units
+    in a millisecond (1000 for µs)."""
+    return fmt.column_unit([v / per_ms for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)])
+
+
 def _compile_command(command: str) -> str:
     """The recorded compile command with pycuda's install-specific include path shortened."""
     return re.sub(r"-I\S*/pycuda/cuda\b", "-I<pycuda>/cuda", command)
@@ -215,12 +227,14 @@ def make_env(templates_dir: Path) -> SandboxedEnvironment:
         bpe1=_number(fmt.fmt_bpe1),
         significant=_number(fmt.significant),
         duration=_number(fmt.duration),
+        column_unit=_column_unit,
         rate=_number(fmt.rate),
         flops=_number(fmt.flops),
         tflops=_number(fmt.tflops_number),
         ratio=_number(fmt.ratio),
         percent=_number(fmt.percent),
         text=_text,
+        nowrap=_nowrap,
         cell=_cell,
         quoted=_quoted,
         attr=_attr,

@@ -70,7 +70,8 @@ def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
 
 
 def log_ticks(lo: float, hi: float, base: float = 10.0) -> list[float]:
-    """Powers of ten in [lo, hi]; with fewer than two, 1-2-5 steps; then every integer multiple.
+    """Powers of ten in [lo, hi]; with fewer than three, 1-2-5 steps; then every integer multiple;
+    then round linear steps (``nice_ticks``).
 
     Base 2: powers of two, every k-th so that there are at most seven."""
     if base == 2:
@@ -82,7 +83,10 @@ def log_ticks(lo: float, hi: float, base: float = 10.0) -> list[float]:
         ticks = [m * 10.0 ** d for d in decades for m in mults if lo * 0.9999 <= m * 10.0 ** d <= hi * 1.0001]
         if len(ticks) >= 3:
             return ticks
-    return [lo, hi]
+    # under a factor of about three (warp-divergence's 15 to 30.4 TFLOP/s): round linear steps,
+    # not the axis's ends as ticks ('15', '30.4')
+    ticks = [t for t in nice_ticks(lo, hi) if lo * 0.9999 <= t <= hi * 1.0001 and t > 0]
+    return ticks if len(ticks) >= 2 else [lo, hi]
 
 
 @dataclass(frozen=True)
@@ -498,12 +502,18 @@ def _data(frame: _Frame) -> list[str]:
 
 
 def _clear_spot(px: float, py: float, lab: Label, placed: list) -> tuple[float, float, str]:
-    """Where a point's tag goes: right-above, right-below, left-above, left-below, the first clear
-    of the tags placed before it (else the first); the spot taken is added to ``placed``."""
+    """Where a point's tag goes: on its own side (``lab.anchor``: right for start, left for end)
+    above, then below, then the other side above and below, the first clear of the tags placed
+    before it (else the first); the spot taken is added to ``placed``."""
     w = text_width(lab.text) * (1.1 if lab.bold else 1.0)
+    # a tag anchored at its end sits left of the point: dx away from it on that side, whatever
+    # the sign given (a start anchor with a negative dx drew the tag across its own point)
+    own, other = ("end", "start") if lab.anchor == "end" else ("start", "end")
+    step = abs(lab.dx)
+    near = -step if own == "end" else step
     spots = []
-    for dx, dy, anchor in ((lab.dx, lab.dy, "start"), (lab.dx, -lab.dy + FONT * 0.7, "start"),
-                           (-lab.dx, lab.dy, "end"), (-lab.dx, -lab.dy + FONT * 0.7, "end")):
+    for dx, dy, anchor in ((near, lab.dy, own), (near, -lab.dy + FONT * 0.7, own),
+                           (-near, lab.dy, other), (-near, -lab.dy + FONT * 0.7, other)):
         left = px + dx - (w if anchor == "end" else 0.0)
         spots.append((px + dx, py + dy, anchor, (left, py + dy - FONT * 0.8, left + w, py + dy + 1)))
     for spot in spots:

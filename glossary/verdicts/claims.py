@@ -27,10 +27,16 @@ class ClaimVerdict:
     status: str  # "holds", "fails" or "n/a"
     statement: str  # what is claimed, in words
     numbers: str  # the figures that decide it
+    size: str = ""  # the size as the page names it (SizeView.size_cell: '8192 × 8192'); '' for the element count
 
     @property
     def failed(self) -> bool:
         return self.status == "fails"
+
+    @property
+    def size_text(self) -> str:
+        """Where the verdict was judged, as the page's sweep tables name the size."""
+        return self.size or fmt.fmt_int(self.elements)
 
 
 def describe(claim: Claim, spec: MeasureSpec) -> str:
@@ -109,7 +115,7 @@ def _evaluate(claim: Claim, spec: MeasureSpec, device: DeviceView, size: SizeVie
     statement = describe(claim, spec) if statement is None else statement
 
     def verdict(status: str, numbers: str) -> ClaimVerdict:
-        return ClaimVerdict(claim, device.gpu, size.elements, status, statement, numbers)
+        return ClaimVerdict(claim, device.gpu, size.elements, status, statement, numbers, size.size_cell)
 
     scope = claim.applies_to(device.gpu, device.environment.arch)
     if scope is not None:
@@ -238,7 +244,7 @@ class ClaimSummary:
         by_reason: dict[str, list[str]] = {}
         for v in self.skipped:
             reason = "working set under " + v.numbers.split(" is under ")[-1] if " is under " in v.numbers else v.numbers
-            by_reason.setdefault(reason, []).append(fmt.fmt_int(v.elements))
+            by_reason.setdefault(reason, []).append(v.size_text)
         # a claim about one size is not "not evaluated" at the others: it says what it is about
         return "; ".join(reason if reason.startswith("the claim is about") else
                          f"not evaluated at {_and(sizes)}: {reason}" for reason, sizes in by_reason.items())
@@ -248,7 +254,7 @@ class ClaimSummary:
         """Why a claim evaluated nowhere was not: the one reason, or each reason with its sizes."""
         by_reason: dict[str, list[str]] = {}
         for v in self.skipped:
-            by_reason.setdefault(v.numbers, []).append(fmt.fmt_int(v.elements))
+            by_reason.setdefault(v.numbers, []).append(v.size_text)
         if len(by_reason) == 1:
             return next(iter(by_reason))
         return "; ".join(f"at {_and(sizes)}: {reason}" for reason, sizes in by_reason.items())
