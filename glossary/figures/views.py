@@ -200,8 +200,7 @@ class DeviceView(DeviceLeadMixin):
 
     @property
     def size_header(self) -> str:
-        """The sweep tables' first column's header: 'size' where every size is a matrix's
-        dimensions (``SizeView.size_cell``), else 'elements'."""
+        """The sweep tables' first column: 'size' where every size is a matrix's (``size_cell``), else 'elements'."""
         return "size" if self.sizes and all(fmt.is_dimensions(z.params) for z in self.sizes) else "elements"
 
     @property
