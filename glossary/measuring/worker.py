@@ -13,6 +13,7 @@ pairs) are finished, ``done`` a float that only grows.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import json
 import os
@@ -87,8 +88,24 @@ def takes_configs(fn: Callable[..., Any]) -> bool:
     return True
 
 
+# What a worker may import as its target: the project's own packages, or a test's stand-in module in
+# the project's tests/ folder. Never an entry's code: with the working directory on sys.path,
+# "entries.roofline.reference" would import an author's file into the process that times and signs.
+TRUSTED_PACKAGES = ("glossary", "measure")
+_TESTS = Path(__file__).resolve().parents[2] / "tests"
+
+
 def _resolve(target: str) -> Callable[..., dict]:
     module, _, name = target.partition(":")
+    top = module.split(".")[0]
+    if top not in TRUSTED_PACKAGES:
+        # find_spec of a top-level name runs no code (a dotted name would import its parents first)
+        spec = importlib.util.find_spec(top) if module == top and top.isidentifier() else None
+        origin = Path(spec.origin).resolve() if spec is not None and spec.origin else None
+        if origin is None or origin.parent != _TESTS:
+            raise SystemExit(f"worker target {target!r} refused: a worker runs the project's own code "
+                             f"({', '.join(p + '.*' for p in TRUSTED_PACKAGES)}, or a test's stand-in in "
+                             f"tests/), never an entry's")
     return getattr(importlib.import_module(module), name)
 
 
