@@ -226,3 +226,14 @@ def test_a_log_axis_over_less_than_a_few_fold_gets_round_ticks():
         if panel.yscale.log:
             labels = [t.text for t in ET.fromstring(svgplot.figure([panel])).iter(SVG_NS + "text")]
             assert "30.4" not in labels, f"{panel.title!r}: an axis end as a tick"
+
+
+def test_a_disagreeing_reproduction_names_its_two_worst_numbers_and_counts_the_rest():
+    """Seen at 420 px: cuda-graphs' warning named five numbers and ran to thirty lines."""
+    from test_measured_section import render
+
+    page = render("cuda-graphs")
+    start = page.index('!!! warning "A reproduction disagrees"')
+    warning = page[start:page.index("\n\n", start + 40)]
+    assert warning.count("of the record (agreement expected") == 2
+    assert re.search(r"and \d+ more", warning)
