@@ -80,10 +80,10 @@ def remember(path: Path | None) -> None:
 
 
 def _nvcc() -> str | None:
-    """The nvcc the trial would use (measure.harness.compile.find_nvcc, without importing the sandbox)."""
+    """The nvcc the trial would use (without importing the harness or the sandbox)."""
     from measure import tools
 
-    return tools.find_cuda_tool("nvcc", env_var="NVCC", folders=(tools.CUDA_BIN, "/usr/local/bin"))
+    return tools.find_nvcc()
 
 
 def _tool(found: str | None) -> list:

@@ -43,3 +43,8 @@ def version_output(exe: str, timeout_s: float = 60.0) -> str | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     return proc.stdout
+
+
+def find_nvcc() -> str | None:
+    """The nvcc to use: $NVCC, then PATH, then the usual CUDA install folders."""
+    return find_cuda_tool("nvcc", env_var="NVCC", folders=(CUDA_BIN, "/usr/local/bin"))

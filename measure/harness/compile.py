@@ -29,9 +29,7 @@ class NvccError(RuntimeError):
     """nvcc is missing or refused a kernel source; the message carries nvcc's output."""
 
 
-def find_nvcc() -> str | None:
-    """The nvcc to use: $NVCC, then PATH, then the usual CUDA install folders."""
-    return tools.find_cuda_tool("nvcc", env_var="NVCC", folders=(tools.CUDA_BIN, "/usr/local/bin"))
+find_nvcc = tools.find_nvcc  # the nvcc to use: $NVCC, then PATH, then the usual CUDA folders
 
 
 def module_options(spec: MeasureSpec, limits: dict[str, int]) -> dict[str, tuple[str, ...]]:

@@ -45,6 +45,19 @@ class Compiled:
     command: str                 # the nvcc command as it ran, paths as the sandbox saw them
 
 
+def tool_mounts(exe: str, root: Path, *, ro: dict[str, str] | None = None,
+                rw: dict[str, str] | None = None) -> bwrap.Mounts:
+    """The sandbox's view for running a CUDA tool ``exe`` (its real path) of the toolkit at ``root``:
+    ``ro``/``rw`` binds, the toolkit's bin first on PATH, the toolkit (and the binary, where it lies
+    outside both) visible at their own paths; /usr is the sandbox's already."""
+    mounts = bwrap.Mounts(ro=ro or {}, rw=rw or {}, chdir=OUT, env={"PATH": f"{root}/bin:/usr/bin:/bin"})
+    if not str(root).startswith("/usr/"):
+        mounts.same_path(root)
+    if not exe.startswith("/usr/") and not exe.startswith(str(root)):
+        mounts.same_path(exe)
+    return mounts
+
+
 def toolkit_root(nvcc: str) -> Path:
     """The CUDA toolkit an nvcc belongs to (through a wrapper script or a symlink)."""
     real = Path(os.path.realpath(nvcc))
@@ -86,12 +99,7 @@ def compile_source(entry_dir: Path, source: str, arch: str, flags: list[str], *,
     root = toolkit_root(nvcc)
     scratch = Path(tempfile.mkdtemp(prefix="glossary-nvcc-"))
     try:
-        mounts = bwrap.Mounts(ro={ENTRY: str(entry_dir)}, rw={OUT: str(scratch)}, chdir=OUT,
-                              env={"PATH": f"{root}/bin:/usr/bin:/bin"})
-        if not str(root).startswith("/usr/"):
-            mounts.same_path(root)
-        if not nvcc.startswith("/usr/") and not nvcc.startswith(str(root)):
-            mounts.same_path(nvcc)
+        mounts = tool_mounts(nvcc, root, ro={ENTRY: str(entry_dir)}, rw={OUT: str(scratch)})
         done = bwrap.run(bwrap.require(), mounts, limits, argv)
         log = done.stderr.decode("utf-8", "replace") + done.stdout.decode("utf-8", "replace")
         if done.killed:

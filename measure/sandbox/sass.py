@@ -14,7 +14,7 @@ from pathlib import Path
 
 from measure import sass, tools
 from measure.sandbox import bwrap
-from measure.sandbox.nvcc import OUT, CompileFailed, _read_limited
+from measure.sandbox.nvcc import OUT, CompileFailed, _read_limited, tool_mounts
 
 LIMITS = bwrap.Limits(wall_s=120, cpu_s=240, memory_bytes=2 << 30, file_bytes=sass.MAX_TEXT_BYTES + (1 << 20),
                       processes=8, tmp_bytes=256 << 20)
@@ -38,11 +38,7 @@ def disassemble(cubin: bytes, *, cuobjdump: str, limits: bwrap.Limits = LIMITS) 
     scratch = Path(tempfile.mkdtemp(prefix="glossary-sass-"))
     try:
         (scratch / "kernel.cubin").write_bytes(cubin)
-        mounts = bwrap.Mounts(rw={OUT: str(scratch)}, chdir=OUT, env={"PATH": f"{root}/bin:/usr/bin:/bin"})
-        if not str(root).startswith("/usr/"):
-            mounts.same_path(root)
-        if not exe.startswith("/usr/") and not exe.startswith(str(root)):
-            mounts.same_path(exe)
+        mounts = tool_mounts(exe, root, rw={OUT: str(scratch)})
         argv = ["/bin/sh", "-c", f'exec "$0" -sass {OUT}/kernel.cubin > {OUT}/sass.txt', exe]
         done = bwrap.run(bwrap.require(), mounts, limits, argv)
         if done.killed:
