@@ -34,7 +34,9 @@ _CODE = [_PACKAGE / "trial.py", *sorted((_PACKAGE.parent / "measure" / "sandbox"
 
 def user_dir() -> Path:
     """Where markers are kept: the user's cache, outside every repository (see the module's doc)."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "glossary"
+    from measure import tools
+
+    return tools.user_cache()
 
 
 def marker(cache_dir: Path | None, entry: Entry, compile_kernels: bool = True) -> Path | None:

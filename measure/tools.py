@@ -48,3 +48,9 @@ def version_output(exe: str, timeout_s: float = 60.0) -> str | None:
 def find_nvcc() -> str | None:
     """The nvcc to use: $NVCC, then PATH, then the usual CUDA install folders."""
     return find_cuda_tool("nvcc", env_var="NVCC", folders=(CUDA_BIN, "/usr/local/bin"))
+
+
+def user_cache() -> Path:
+    """The user's cache folder of this project ($XDG_CACHE_HOME/glossary, else ~/.cache/glossary):
+    outside every repository, so nothing a pull request commits lands in it."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "glossary"

@@ -83,7 +83,7 @@ def cubin_symbols_present(cubin: bytes, names: list[str]) -> list[str]:
 
 def cache_dir() -> str:
     """pycuda's compiler cache: ~/.cache/glossary/pycuda, else a per-user folder in the temp dir."""
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "glossary" / "pycuda"
+    base = tools.user_cache() / "pycuda"
     for folder in (base, Path(tempfile.gettempdir()) / f"glossary-pycuda-{os.getuid()}"):
         try:
             folder.mkdir(parents=True, exist_ok=True)
