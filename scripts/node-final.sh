@@ -8,7 +8,7 @@
 #   results.tgz           every entry's results/*.json
 #   pytest-gpu.log        `pytest -m gpu`, the whole GPU suite
 # Usage (on the GPU machine, with pycuda, mkdocs, bwrap and this project importable):
-#     bash scripts/node-final.sh OUT_DIR [SLUG...]
+#     bash scripts/node-final.sh OUT_DIR [SLUG...]   (MEASURE_ARGS=--all re-measures SLUGs that are current)
 set -uo pipefail
 out=${1:?out dir}; shift
 mkdir -p "$out"
@@ -16,7 +16,7 @@ export PYTHONUNBUFFERED=1 NO_MKDOCS_2_WARNING=1 COLUMNS=160
 export PATH="$PATH:$(dirname "$(readlink -f /usr/local/cuda/bin/nvcc)")"   # cuobjdump for sass claims
 python3 -m glossary.cli node init --name "nvidia-h200-node-$(date -u +%Y-%m-%d-%H%M)" > "$out/node.allowed_signers" 2>&1
 { nvidia-smi --query-gpu=name,driver_version --format=csv; date -u; } > "$out/measure.log" 2>&1
-timeout "${MEASURE_TIMEOUT:-240}" python3 -m glossary.cli measure --deadline "${DEADLINE:-120}" "$@" >> "$out/measure.log" 2>&1
+timeout "${MEASURE_TIMEOUT:-240}" python3 -m glossary.cli measure ${MEASURE_ARGS:-} --deadline "${DEADLINE:-120}" "$@" >> "$out/measure.log" 2>&1
 echo "measure exit $?" >> "$out/measure.log"
 GLOSSARY_MEASURE=always timeout 90 python3 -m mkdocs build > "$out/build.log" 2>&1
 echo "build exit $?" >> "$out/build.log"

@@ -303,7 +303,9 @@ def test_unified_memory_counters_add_up_the_records(monkeypatch):
     def run():
         fake.records = [(25, 4, 7), (25, 1, 65536), (25, 1, 4096), (10, 4, 999), (25, 2, 12)]
     monkeypatch.setattr(uvm_counters, "_library", lambda: fake)
-    counts, why = uvm_counters.count_variants({"fault": (lambda: None, run)})
+    counters, why = uvm_counters.open_counters()
+    assert why is None
+    counts, why = uvm_counters.count_variants(counters, {"fault": (lambda: None, run)})
     assert why is None
     assert sorted(k for k, _ in fake.configured) == [1, 2, 3, 4]
     # The run's records are summed by counter; a record of another kind (10) is not counted.
@@ -316,7 +318,8 @@ def test_no_records_at_all_is_no_count_not_zero_faults(monkeypatch):
     from measure.harness import uvm_counters
     fake = _FakeCupti([(25, 2, 1 << 30)])  # only the reset's migration, which is not counted
     monkeypatch.setattr(uvm_counters, "_library", lambda: fake)
-    counts, why = uvm_counters.count_variants({"fault": (lambda: None, lambda: None),
+    counts, why = uvm_counters.count_variants(uvm_counters.open_counters()[0],
+                                              {"fault": (lambda: None, lambda: None),
                                                "resident": (lambda: None, lambda: None)})
     assert counts == {}
     assert "no unified-memory counter records" in why
@@ -328,4 +331,55 @@ def test_without_cupti_the_counts_say_why(monkeypatch):
     def missing():
         raise uvm_counters.CountersUnavailable("libcupti was not found")
     monkeypatch.setattr(uvm_counters, "_library", missing)
-    assert uvm_counters.count_variants({"fault": (lambda: None, lambda: None)}) == ({}, "libcupti was not found")
+    assert uvm_counters.open_counters() == (None, "libcupti was not found")
+
+
+def test_a_cpu_fault_record_counts_one_fault_not_its_address(monkeypatch):
+    """A CPU page-fault record's value is the faulting instruction's address (cupti_activity.h): each
+    record is one fault."""
+    from measure.harness import uvm_counters
+    fake = _FakeCupti([])
+
+    def run():
+        fake.records = [(25, 3, 0x7F12_3456_7890), (25, 3, 0x7F12_3456_7898), (25, 4, 3)]
+    monkeypatch.setattr(uvm_counters, "_library", lambda: fake)
+    counts, _ = uvm_counters.count_variants(uvm_counters.open_counters()[0], {"touch": (lambda: None, run)})
+    assert counts["touch"]["cpu_page_faults"] == 2
+    assert counts["touch"]["gpu_page_faults"] == 3
+
+
+def test_the_unified_memory_pass_fills_the_headline_variants_only():
+    """The counts come from a process of their own (CUPTI enabled before its context); each headline
+    variant gets its counts, or why none, and every other size nothing."""
+    from measure.harness.uvm_pass import attach_unified_memory
+    spec = load_entries(ENTRIES)["unified-memory"].meta.measure
+    headline = dict(spec.headline)
+    names = [v.name for v in spec.measured_variants]
+    sizes = [{"params": {k: v // 2 for k, v in headline.items()}, "variants": {n: {} for n in names}},
+             {"params": headline, "variants": {n: {} for n in names}}]
+    asked, lines = [], []
+
+    def count(entry_dir, got_spec, params):
+        asked.append(params)
+        return {names[0]: {"gpu_page_faults": 5, "bytes_htod": 4096, "bytes_dtoh": 0, "cpu_page_faults": 0}}, None
+    attach_unified_memory("unified-memory", ENTRIES / "unified-memory", spec, sizes, lines.append, count=count)
+    assert asked == [headline]
+    assert sizes[0]["variants"] == {n: {} for n in names}
+    assert sizes[1]["variants"][names[0]]["unified_memory"]["gpu_page_faults"] == 5
+    assert sizes[1]["variants"][names[1]]["unified_memory"] == {"unavailable": "not counted"}
+    assert any("5 GPU faults" in line for line in lines)
+
+    def refused(entry_dir, got_spec, params):
+        return {}, "libcupti was not found"
+    attach_unified_memory("unified-memory", ENTRIES / "unified-memory", spec, sizes, lines.append, count=refused)
+    assert all(v["unified_memory"] == {"unavailable": "libcupti was not found"} for v in sizes[1]["variants"].values())
+
+
+def test_the_unified_memory_pass_says_why_when_its_process_fails(monkeypatch, tmp_path):
+    import subprocess
+    from measure.harness import uvm_pass
+    spec = load_entries(ENTRIES)["unified-memory"].meta.measure
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: SimpleNamespace(returncode=1, stdout="",
+                                                                           stderr="cuInit failed: no device"))
+    counts, why = uvm_pass.count_unified_memory(tmp_path, spec, dict(spec.headline))
+    assert counts == {} and "exited 1" in why and "no device" in why

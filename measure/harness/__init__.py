@@ -16,7 +16,7 @@ stopping rule), ``copy_floor``, ``counters`` (ncu, with ``profile_main`` the
 process it profiles), ``envinfo``, ``compile`` and ``run`` (``measure_entry``); ``unified`` (managed
 buffers, prefetch and advice, the pages each sample starts from), ``hopper`` (cluster and tensor-map
 launches through cuLaunchKernelEx, L2 windows, the state every region starts from) and
-``uvm_counters`` (CUPTI's unified-memory counters).
+``uvm_counters`` (CUPTI's unified-memory counters), read by ``uvm_pass`` in a process of their own.
 What is exported here is the public surface; the rest is the parts' own.
 """
 

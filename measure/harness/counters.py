@@ -264,6 +264,14 @@ class PassTimes:
     passes: int = 0
 
 
+def child_env() -> tuple[dict[str, str], Path]:
+    """The environment and working folder of a ``profile_main`` child: this checkout first on its path."""
+    root = Path(__file__).resolve().parents[2]  # the repository root
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
+    return env, root
+
+
 def pass_summary_line(marks: dict, began: float, ended: float) -> str:
     """'ncu start 1.9 s, set-up 0.8 s, inputs 0.4 s, launches 3.1 s, exit 0.5 s' of one pass (pure)."""
     sizes = marks.get("sizes") or []
@@ -300,9 +308,7 @@ def run_counter_passes(slug: str, entry_dir: Path, spec: MeasureSpec, sizes: lis
     ncu = find_ncu()
     if ncu is None:
         return [{"status": "skipped", "reason": "ncu is not on PATH", "size": dict(p)} for p, _ in sizes]
-    root = Path(__file__).resolve().parents[2]  # the repository root: the child's PYTHONPATH and working folder
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
+    env, root = child_env()
     kernels = [launch.kernel for v in spec.variants for launch in v.launches if launch.kernel]
     wanted = metric_names(spec)
     version = ncu_version(ncu)

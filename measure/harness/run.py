@@ -127,6 +127,8 @@ def _measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: s
             if nvml is not None:
                 nvml.close()
     envinfo.finish_environment(environment, sizes)
+    from measure.harness.uvm_pass import attach_unified_memory
+    attach_unified_memory(slug, entry_dir, spec, sizes, progress)  # its own process, once this one's buffers are freed
     result = {
         "entry": slug,
         "device": store.device_key(environment["gpu"]),
@@ -171,29 +173,6 @@ def _measure_entry(slug: str, entry_dir: Path, spec: MeasureSpec, fingerprint: s
     configs.finish()
     result["phases"] = clock.record(also=counter_clock)
     return result
-
-
-def _count_unified_memory(spec: MeasureSpec, params: dict[str, int], state, measured, enqueue_variant, gpu,
-                          label: str, progress: Callable[[str], None]):
-    """At the headline size of a spec with managed buffers, after its timing: each variant run once more,
-    untimed, from its starting state, under CUPTI's unified-memory counters (``uvm_counters``):
-    ({variant: counts}, why not) or None where there is nothing to count.  Only then, so that no timed
-    sample runs beside CUPTI's activity API."""
-    if state is None or state.managed is None or dict(params) != dict(spec.headline):
-        return None
-    from measure.harness.uvm_counters import count_variants
-
-    def runner(name: str) -> Callable[[], None]:
-        enqueue = enqueue_variant(name)
-
-        def run() -> None:
-            enqueue()
-            gpu.ctx.synchronize()
-        return run
-    counts, why = count_variants({v.name: (lambda v=v: state.before(v), runner(v.name)) for v in measured})
-    progress(f"{label} unified-memory counters: " + (why or ", ".join(
-        f"{name} {c['gpu_page_faults']:,} GPU faults, {c['bytes_htod']:,} bytes to the GPU" for name, c in counts.items())))
-    return counts, why
 
 
 def _defer_checks(spec: MeasureSpec) -> bool:
@@ -328,7 +307,6 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
             sampled = take_samples(gpu, regions, timing, nvml, [v.name for v in measured], label, progress, setups,
                                    blocked)
         configs.advance(len(measured))
-        memory_counts = _count_unified_memory(spec, params, state, measured, enqueue_variant, gpu, label, progress)
         graph_records = {name: replay.record() for name, replay in replays.items()}
     finally:
         for replay in replays.values():
@@ -371,9 +349,6 @@ def _measure_size(slug: str, spec: MeasureSpec, params: dict[str, int], gpu: Gpu
             variants[v.name]["graph"] = graph_records[v.name]
         if fills[v.name]:
             variants[v.name]["setup"] = fills[v.name].record()
-        if memory_counts is not None:
-            counts, why = memory_counts
-            variants[v.name]["unified_memory"] = counts.get(v.name) or {"unavailable": why or "not counted"}
         variants[v.name].update(host_part(sampled.host_samples[v.name]))
         if v.name in blocked:
             variants[v.name]["blocked"] = True

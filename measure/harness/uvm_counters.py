@@ -19,6 +19,7 @@ from typing import Any
 KIND_UNIFIED_MEMORY_COUNTER = 25
 SCOPE_PROCESS_SINGLE_DEVICE = 1
 COUNTERS = {1: "bytes_htod", 2: "bytes_dtoh", 3: "cpu_page_faults", 4: "gpu_page_faults"}
+CPU_PAGE_FAULT = 3  # a CPU fault's record holds the faulting instruction's address, not a count: one per record
 FLUSH_FORCED = 1
 BUFFER_BYTES = 8 << 20
 LIBRARY_GLOBS = ("/usr/local/cuda/lib64/libcupti.so*", "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so*",
@@ -100,7 +101,7 @@ class UnifiedMemoryCounters:
                 if kind == KIND_UNIFIED_MEMORY_COUNTER and counter in COUNTERS:
                     self.records += 1
                     value = ctypes.cast(record.value + 8, ctypes.POINTER(ctypes.c_uint64))[0]
-                    self.totals[COUNTERS[counter]] += int(value)
+                    self.totals[COUNTERS[counter]] += 1 if counter == CPU_PAGE_FAULT else int(value)
         finally:
             self.buffers.pop(buffer, None)
 
@@ -115,16 +116,23 @@ class UnifiedMemoryCounters:
         self.lib.cuptiActivityDisable(ctypes.c_uint32(KIND_UNIFIED_MEMORY_COUNTER))
 
 
-def count_variants(runs: dict[str, tuple[Any, Any]]) -> tuple[dict[str, dict[str, int]], str | None]:
-    """For each variant, ``before()`` (its starting state, not counted) then ``run()`` (one untimed run,
-    synchronised) under the counters: ({variant: counts}, None), or ({}, why) where CUPTI cannot give
-    them here."""
+def open_counters() -> tuple[UnifiedMemoryCounters | None, str | None]:
+    """CUPTI's unified-memory counters, enabled now: (counters, None), or (None, why) where CUPTI cannot
+    give them here.  Called before the process makes its CUDA context: the driver (580, CUDA 13, on the
+    H200 node) delivered no record at all to counting enabled after the context was made."""
     try:
-        counters = UnifiedMemoryCounters()
+        return UnifiedMemoryCounters(), None
     except CountersUnavailable as err:
-        return {}, str(err)
+        return None, str(err)
     except Exception as err:  # a library that misbehaves must not fail the measurement
-        return {}, f"{type(err).__name__}: {err}"
+        return None, f"{type(err).__name__}: {err}"
+
+
+def count_variants(counters: UnifiedMemoryCounters, runs: dict[str, tuple[Any, Any]]
+                   ) -> tuple[dict[str, dict[str, int]], str | None]:
+    """For each variant, ``before()`` (its starting state, not counted) then ``run()`` (one untimed run,
+    synchronised) under ``counters`` (``open_counters``), which are closed after: ({variant: counts},
+    None), or ({}, why) where CUPTI gave nothing."""
     try:
         out, delivered = {}, 0
         for name, (before, run) in runs.items():
@@ -136,9 +144,9 @@ def count_variants(runs: dict[str, tuple[Any, Any]]) -> tuple[dict[str, dict[str
             delivered += counters.records - start
         if not delivered:
             # Zero records for every variant is not zero faults: a variant that starts from host pages
-            # must migrate them.  CUPTI delivered nothing (on the H200 node, 2026-12-02, every count
-            # read 0 while the faulting variant ran hundreds of times slower than the resident one), so no
-            # count is recorded.
+            # must migrate them.  CUPTI enabled after the context was made delivered nothing (on the H200
+            # node, 2026-12-02, every count read 0 while the faulting variant ran hundreds of times
+            # slower than the resident one), so no count is recorded.
             return {}, ("CUPTI delivered no unified-memory counter records for any variant (counting was "
                         "enabled, but nothing came back), so no counts are recorded")
         return out, None
