@@ -46,11 +46,12 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [{k: int(v) for k, v in p.items()} for p in (given if isinstance(given, list) else [given])]
     entry_dir = opts.entry_dir.resolve()
 
+    import pycuda.driver as drv
     uvm = why = None
     if opts.unified_memory:
         from measure.harness.uvm_counters import open_counters
-        uvm, why = open_counters()  # before the context: counting enabled later got no record
-    import pycuda.driver as drv
+        drv.init()  # CUPTI refuses before cuInit (CUPTI_ERROR_NOT_READY on the H200 node)
+        uvm, why = open_counters()  # and before the context: counting enabled after it got no record
     gpu = GpuSession(drv)
     manifest = []
     memory: dict = {"counts": {}, "why": why}  # --unified-memory: the first size's counts, or why none
