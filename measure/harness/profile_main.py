@@ -7,7 +7,7 @@ the spec's seed as in the timed run; nothing is checked or timed here.  The
 manifest lists the launches made, so the counter rows can be matched to variants.
 
 With ``--unified-memory`` (``measure.harness.uvm_pass``, not under ncu), CUPTI's unified-memory
-counters are enabled before the context is made, each variant runs once whole (every repeat) from
+counters are enabled after ``cuInit`` and before the context is made, each variant runs once whole (every repeat) from
 its starting state, and the manifest's ``unified_memory`` holds the counts per variant, or why none.
 """
 

@@ -118,8 +118,9 @@ class UnifiedMemoryCounters:
 
 def open_counters() -> tuple[UnifiedMemoryCounters | None, str | None]:
     """CUPTI's unified-memory counters, enabled now: (counters, None), or (None, why) where CUPTI cannot
-    give them here.  Called before the process makes its CUDA context: the driver (580, CUDA 13, on the
-    H200 node) delivered no record at all to counting enabled after the context was made."""
+    give them here.  Called after ``cuInit`` and before the process makes its CUDA context: on the H200
+    node (driver 580, CUDA 13) counting enabled after the context got no record at all, and enabling it
+    before ``cuInit`` returned CUPTI_ERROR_NOT_READY."""
     try:
         return UnifiedMemoryCounters(), None
     except CountersUnavailable as err:
