@@ -6,12 +6,13 @@ import contextlib
 import functools
 import os
 import subprocess
-import sys
 import tempfile
 import textwrap
 from pathlib import Path
 
 import pytest
+
+import forked
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -96,13 +97,13 @@ def write_project(tmp_path: Path, entries: dict[str, str], files: dict[str, str 
 
 def mkdocs(project: Path, *args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
     """Run the real `mkdocs` command in a fixture project (as `python -m mkdocs`, which works with or
-    without a console script, e.g. on the GPU node where packages are installed with --target)."""
+    without a console script, e.g. on the GPU node where packages are installed with --target), in a
+    fork of the test's process where it can (tests/forked.py)."""
     full_env = dict(os.environ, NO_MKDOCS_2_WARNING="1", GLOSSARY_MEASURE="never")
     full_env.pop("GLOSSARY_PREVIEW", None)
     full_env.update(env or {})
     with _one_build_of(project):
-        return subprocess.run([sys.executable, "-m", "mkdocs", *args], cwd=project, env=full_env,
-                              capture_output=True, text=True, timeout=timeout)
+        return forked.run_module("mkdocs", list(args), cwd=project, env=full_env, timeout=timeout)
 
 
 @contextlib.contextmanager

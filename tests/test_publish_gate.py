@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import forked
 from conftest import mkdocs, sign_entry_file
 
 from gate_fixture import COPY, DAY, _result, make_project
@@ -183,12 +184,10 @@ def test_check_status_and_build_give_the_same_reasons(tmp_path):
 
 
 def _glossary(project: Path, *args: str):
-    import subprocess
     import sys
 
-    return subprocess.run([sys.executable, "-m", "glossary.cli", "--entries", "entries", *args], cwd=project,
-                          capture_output=True, text=True, timeout=120,
-                          env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+    return forked.run([sys.executable, "-m", "glossary.cli", "--entries", "entries", *args], cwd=project,
+                      timeout=120, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
 
 
 def test_check_warns_when_a_size_cannot_fit_the_claimed_gpus(tmp_path):

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+import forked
 from conftest import ROOT, mkdocs
 from site_fixture import REFUSED_WORDS, build_fixture_site
 
@@ -21,8 +22,8 @@ needs_zensical = pytest.mark.skipif(not Path(ZENSICAL).is_file(), reason="zensic
 
 
 def glossary(project: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "glossary.cli", "--entries", str(project / "entries"), *args],
-                          cwd=project, capture_output=True, text=True, timeout=300)
+    return forked.run([sys.executable, "-m", "glossary.cli", "--entries", str(project / "entries"), *args],
+                      cwd=project, timeout=300)
 
 
 def render_mode(project: Path, hook: bool = True) -> Path:

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+import forked
 from conftest import mkdocs
 from subset_fixture import ENTRIES, LINKED, MARKS, SHARED, sign, write_unsigned
 from glossary.entries.model import load_entries
@@ -133,7 +134,7 @@ def check_site(site: Path, project: Path, signed: set[str], search_index: str) -
 def _run(command: list[str], cwd: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", GLOSSARY_MEASURE="never")
     env.pop("GLOSSARY_PREVIEW", None)
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=300, env=env)
+    return forked.run(command, cwd=cwd, timeout=300, env=env)
 
 
 @pytest.mark.parametrize("percent", FRACTIONS)

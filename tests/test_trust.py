@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import logging
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import forked
 from conftest import ROOT, mkdocs
 
 from gate_fixture import DAY, Keys, make_project, sign_review
@@ -155,8 +155,8 @@ def test_glossary_sign_uses_the_reviewers_key_and_checks_the_trust_file(tmp_path
 
 def test_node_init_keeps_the_private_key_outside_and_prints_the_public_line(tmp_path):
     key = tmp_path / "config" / "node_ed25519"
-    run = subprocess.run([sys.executable, "-m", "glossary.cli", "node", "init", "--name", "h200-test", "--key",
-                          str(key)], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    run = forked.run([sys.executable, "-m", "glossary.cli", "node", "init", "--name", "h200-test", "--key",
+                      str(key)], cwd=tmp_path, timeout=60)
     assert run.returncode == 0, run.stderr
     line = run.stdout.strip()
     assert line.startswith('h200-test namespaces="glossary-result",valid-after=') and "ssh-ed25519 AAAA" in line
@@ -164,8 +164,8 @@ def test_node_init_keeps_the_private_key_outside_and_prints_the_public_line(tmp_
     assert "PRIVATE KEY" not in run.stdout
     signer = attest.Signer.from_file(key)
     assert signer.public.line in line
-    again = subprocess.run([sys.executable, "-m", "glossary.cli", "node", "init", "--key", str(key)],
-                           capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    again = forked.run([sys.executable, "-m", "glossary.cli", "node", "init", "--key", str(key)],
+                       cwd=tmp_path, timeout=60)
     assert again.returncode == 1 and "exists already" in again.stderr
 
 
@@ -230,5 +230,5 @@ def _save(tmp_path: Path, signer: attest.Signer) -> Path:
 def _glossary(project: Path, *args: str):
     import os
 
-    return subprocess.run([sys.executable, "-m", "glossary.cli", "--entries", "entries", *args], cwd=project,
-                          capture_output=True, text=True, timeout=120, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+    return forked.run([sys.executable, "-m", "glossary.cli", "--entries", "entries", *args], cwd=project,
+                      timeout=120, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
