@@ -7,6 +7,7 @@ import os
 import socket
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -270,6 +271,33 @@ def test_a_sandbox_started_from_a_thread_outlives_the_thread(tmp_path):
         answer = ref._all[1].ask({"call": 99, "variant": "v", "inputs": {}, "scalars": {}, "params": {},
                                   "outputs": []})
         assert answer.get("call") == 99
+
+
+@needs_sandbox
+def test_a_forked_process_starts_sandboxes_of_its_own(tmp_path):
+    """A fork (the test suite forks its mkdocs and glossary commands) inherits the parent's spawner
+    with its thread gone: the child's first sandbox waited for ever on a job no thread would take."""
+    limits = sandbox.Limits(wall_s=10, cpu_s=10, memory_bytes=1 << 30, file_bytes=1 << 20, processes=16)
+    mounts = bwrap.Mounts(ro={}, rw={})
+    exe = bwrap.require()
+    assert bwrap.run(exe, mounts, limits, ["/bin/true"]).returncode == 0  # the parent's spawner thread runs
+    pid = os.fork()
+    if pid == 0:  # the child: the same call, then out without pytest's exit handlers
+        code = 1
+        try:
+            code = 0 if bwrap.run(exe, mounts, limits, ["/bin/true"]).returncode == 0 else 1
+        finally:
+            os._exit(code)
+    for _ in range(400):
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked process's sandbox never started (20 s)")
+    assert os.waitstatus_to_exitcode(status) == 0
 
 
 @needs_sandbox

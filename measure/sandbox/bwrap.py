@@ -172,9 +172,17 @@ class _Spawner:
 
     ``--die-with-parent`` is PR_SET_PDEATHSIG, which fires when the *thread* that forked bwrap
     ends, not the process: a sandbox started from a pool thread (the chunked check runs on
-    every core) would be killed as soon as that thread finished its chunk."""
+    every core) would be killed as soon as that thread finished its chunk.
+
+    A forked child starts afresh: it has no spawner thread, and the parent's, waiting on the job
+    queue, is still that queue's first waiter there, so the child's first job woke a thread that
+    does not exist and waited for ever."""
 
     def __init__(self) -> None:
+        self._reset()
+        os.register_at_fork(after_in_child=self._reset)
+
+    def _reset(self) -> None:
         self._jobs: "queue.Queue[tuple[tuple, dict, queue.Queue]]" = queue.Queue()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
