@@ -5,6 +5,9 @@ the others), then runs each check and returns one ``EntryReport`` per entry:
 the schema, links, images, scaffold text, the publish gate, stale reviews, stale
 results, unbound figures and bound figures without data.  Nothing is printed
 here; the command line renders the reports.
+
+The gate and the site's modules are imported by the checks that use them, after the entries'
+code has started running in the sandbox (issue 34: it is what a first check waits for).
 """
 
 from __future__ import annotations
@@ -13,20 +16,19 @@ import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from glossary.verdicts import assess, gate, trust
-from glossary.verdicts.findings import body_first_line
-from glossary.figures import views
+from glossary.verdicts import trust
 from glossary.entries.masking import mask_code
-from glossary.site import sitefiles
 from glossary.settings import GlossaryError, Settings
-from glossary.verdicts.review import Review
 from glossary.entries import images
 from glossary.entries.lead import lead_warning
 from glossary.entries.model import Entry, EntryError, display_path, parse_entry, related_problems
-from measure import store
-from measure.results import Result
+
+if TYPE_CHECKING:
+    from glossary.figures import views
+    from glossary.verdicts.review import Review
+    from measure.results import Result
 
 Severity = Literal["error", "warning"]
 _ENTRY_LINK = re.compile(r"(?<!!)\[[^\]]+\]\((?:\./)?([A-Za-z0-9_-]+)\.md(?:#[^)\s]*)?\)")
@@ -131,8 +133,40 @@ def inspect(entries_dir: Path, only: list[str] | None = None, lint: bool = True,
     nvcc is here, its compiles) in the sandbox (``glossary.trial``), as `glossary check` does.
     """
     paths = entry_paths(entries_dir)
-    general: list[Problem] = []
     options = Settings.for_project(entries_dir)
+    reports = {p.stem: EntryReport(slug=p.stem, path=p) for p in paths}
+    wanted = [r for s, r in reports.items() if only is None or s in only]
+    _parse(wanted, entries_dir)
+    # the entries' code starts running in the sandbox now, while the rest is checked
+    code = _CodeRuns([r.entry for r in wanted if r.entry is not None], options.cache_dir) if run_code else None
+    try:
+        policy, catalog, general = _project(options, policy)
+        _parse([r for s, r in reports.items() if only is not None and s not in only], entries_dir)
+        parsed = {slug: r.entry for slug, r in reports.items() if r.entry is not None}
+        from glossary.site import sitefiles
+
+        general += [Problem("files", "warning", why) for why in sitefiles.stray_files(entries_dir, parsed)]
+        unbound = _lint(general) if lint else None
+        for report in wanted:
+            if report.entry is None:
+                continue
+            _check_links(report, set(reports), entries_dir)
+            _check_images(report, entries_dir)
+            _check_lead(report)
+            _check_results_and_review(report, policy, catalog)
+            if code is not None:
+                report.problems += code.problems(report.slug)
+            if unbound is not None:
+                _check_figures(report, unbound)
+    finally:
+        if code is not None:
+            code.close()
+    return wanted, general
+
+
+def _project(options: Settings, policy: trust.Trust | None) -> tuple[trust.Trust, dict, list[Problem]]:
+    """The trust policy (``policy``, else the project's), the lesson catalogue, and their problems."""
+    general: list[Problem] = []
     if policy is None:
         try:
             policy = options.load_trust()
@@ -144,29 +178,15 @@ def inspect(entries_dir: Path, only: list[str] | None = None, lint: bool = True,
     except GlossaryError as err:
         general.append(Problem("lessons", "error", str(err)))
         catalog = {}
-    general += _check_render(options)
-    reports = {p.stem: EntryReport(slug=p.stem, path=p) for p in paths}
-    for report in reports.values():
+    return policy, catalog, general + _check_render(options)
+
+
+def _parse(reports: list[EntryReport], entries_dir: Path) -> None:
+    for report in reports:
         try:
             report.entry = parse_entry(report.path, entries_dir)
         except EntryError as err:
             report.problems.append(Problem("schema", "error", str(err)))
-    parsed = {slug: r.entry for slug, r in reports.items() if r.entry is not None}
-    general += [Problem("files", "warning", why) for why in sitefiles.stray_files(entries_dir, parsed)]
-    unbound = _lint(general) if lint else None
-    for slug, report in reports.items():
-        if report.entry is None or (only is not None and slug not in only):
-            continue
-        _check_links(report, set(reports), entries_dir)
-        _check_images(report, entries_dir)
-        _check_lead(report)
-        _check_results_and_review(report, policy, catalog)
-        if run_code:
-            _check_code(report, options.cache_dir)
-        if unbound is not None:
-            _check_figures(report, unbound)
-    selected = [r for s, r in reports.items() if only is None or s in only]
-    return selected, general
 
 
 def _check_render(options: Settings) -> list[Problem]:
@@ -185,23 +205,42 @@ def _check_render(options: Settings) -> list[Problem]:
             for why in stale]
 
 
-def _check_code(report: EntryReport, cache_dir: Path | None) -> None:
-    if report.entry.meta.measure is None:  # no code to run
-        return
+class _CodeRuns:
+    """Each entry's code run in the sandbox (``glossary.trial``), one entry after another on a thread of
+    their own, so that the checks that only read files go on meanwhile; ``problems(slug)`` waits for
+    that entry's and returns them as a serial check would have."""
+
+    def __init__(self, entries: list[Entry], cache_dir: Path | None) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="glossary check code")
+        self._runs = {e.slug: self._pool.submit(_code_problems, e, cache_dir)
+                      for e in entries if e.meta.measure is not None}
+
+    def problems(self, slug: str) -> list[Problem]:
+        run = self._runs.get(slug)
+        return run.result() if run is not None else []
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _code_problems(entry: Entry, cache_dir: Path | None) -> list[Problem]:
     from glossary import trial_cache
 
     # the user's cache, not the project's cache_dir: a marker a pull request commits must not count
-    marker = trial_cache.marker(trial_cache.user_dir() if cache_dir is not None else None, report.entry)
+    marker = trial_cache.marker(trial_cache.user_dir() if cache_dir is not None else None, entry)
     if trial_cache.passed(marker):  # this very code ran cleanly already
-        return
+        return []
+    from glossary import trial_compiles
+
+    compiles = trial_compiles.begin(entry)  # nvcc starts before NumPy and the harness are imported
     from glossary import trial
 
-    findings = trial.try_entry(report.entry)
-    for finding in findings:
-        report.problems.append(Problem("code", finding.severity,
-                                       f"{finding.key}: {finding.message}"))
+    findings = trial.try_entry(entry, compiles=compiles)
     if not findings:
         trial_cache.remember(marker)
+    return [Problem("code", finding.severity, f"{finding.key}: {finding.message}") for finding in findings]
 
 
 def _lint(general: list[Problem]):
@@ -225,6 +264,8 @@ def _check_links(report: EntryReport, known: set[str], entries_dir: Path) -> Non
 def _check_images(report: EntryReport, entries_dir: Path) -> None:
     """A warning, as for a link to no entry, per image the body links that no reader would see: one
     that points to no file, one outside ``assets/`` (never published) or one the build cannot read."""
+    from glossary.verdicts.findings import body_first_line
+
     entry = report.entry
     first = body_first_line(entry)
     seen = set()
@@ -274,6 +315,9 @@ def _line_of_body(entry: Entry) -> int | None:
 
 
 def _check_results_and_review(report: EntryReport, policy: trust.Trust, catalog: dict) -> None:
+    from glossary.verdicts import assess, gate
+    from measure import store
+
     entry = report.entry
     try:
         judged = assess.assess_recorded(entry, policy, catalog)

@@ -1,7 +1,8 @@
 """`glossary check`'s reading of the compiled code, where the CUDA toolkit's cuobjdump is here.
 
 For an entry with claims of kind sass, every source is compiled in the sandbox for each arch the
-spec claims (with each variant's own options), disassembled by ``cuobjdump -sass`` in the sandbox,
+spec claims (with each variant's own options; a compile the trial made already is not made again,
+``glossary.trial_compiles``), disassembled by ``cuobjdump -sass`` in the sandbox,
 and every sass claim judged as the node will judge it (``glossary.verdicts.sass_claims``).  A claim
 that fails on an arch it is about, without a declared expected failure, is an error naming the
 claim.  Where cuobjdump is not here (a CPU machine without the toolkit) nothing is judged: the
@@ -13,6 +14,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from glossary.entries.model import Entry
+from glossary.trial_compiles import Compiles, flag_sets
 from glossary.verdicts.claim_kinds import expand
 from glossary.verdicts.claims import describe
 from glossary.verdicts.sass_claims import judge_sass
@@ -22,15 +24,41 @@ from measure.sandbox.sass import DisassemblyFailed, disassemble, find_cuobjdump
 from measure.spec.limits import NOMINAL_DEVICE
 
 
-def sass_findings(entry: Entry) -> list[tuple[str, str]]:
+def compiles_wanted(entry: Entry) -> list[tuple[str, str, list[str]]]:
+    """(source, arch, flags) of every compile the sass claims are judged on, in the order judged; []
+    where nothing can be judged here (no sass claims, no nvcc or no cuobjdump)."""
+    spec = entry.meta.measure
+    if spec is None or not any(c.kind == "sass" for c in spec.claims):
+        return []
+    if nvcc.find_nvcc() is None or find_cuobjdump() is None:
+        return []
+    return _compiles_of(spec)
+
+
+def _compiles_of(spec) -> list[tuple[str, str, list[str]]]:
+    return [(rel, arch, flags) for arch in spec.archs for flags in flag_sets(spec) for rel in spec.sources]
+
+
+def sass_findings(entry: Entry, compiles: Compiles | None = None) -> list[tuple[str, str]]:
     """(key, message) for each sass claim that fails on an arch it is about; [] where nothing can
-    be judged here (no sass claims, no nvcc or no cuobjdump)."""
+    be judged here (no sass claims, no nvcc or no cuobjdump).  ``compiles``: the trial's, whose
+    cubins are used where it made them already (else the compiles are made here)."""
     spec = entry.meta.measure
     written = [(ci, c) for ci, c in enumerate(spec.claims) if c.kind == "sass"] if spec else []
     exe, tool = nvcc.find_nvcc(), find_cuobjdump()
     if not written or exe is None or tool is None:
         return []
+    if compiles is None:
+        with Compiles(entry, exe) as own:
+            return _judged(entry, written, tool, own)
+    return _judged(entry, written, tool, compiles)
+
+
+def _judged(entry: Entry, written: list, tool: str, compiles: Compiles) -> list[tuple[str, str]]:
+    spec = entry.meta.measure
     options = nvcc.module_options(spec, NOMINAL_DEVICE)
+    for job in _compiles_of(spec):  # all begun at once (a few run at a time), read in order below
+        compiles.start(*job)
     out = []
     for arch in spec.archs:
         variants: dict[str, dict[str, dict[str, int]]] = {}
@@ -38,8 +66,7 @@ def sass_findings(entry: Entry) -> list[tuple[str, str]]:
             functions: dict[str, dict[str, int]] = {}
             for index, rel in enumerate(spec.sources):
                 try:
-                    built = sandbox.compile_source(entry.folder, rel, arch, [*spec.nvcc_flags, *extra], nvcc=exe,
-                                                   covered=set(entry.kernel_files))
+                    built = compiles.get(rel, arch, [*spec.nvcc_flags, *extra])
                     functions.update(sass.parse_sass(disassemble(built.cubin, cuobjdump=tool)))
                 except (sandbox.CompileFailed, sandbox.SandboxUnavailable, DisassemblyFailed, sass.SassError) as err:
                     return [(f"measure.sources[{index}]", f"{rel} could not be compiled and disassembled for {arch} "

@@ -7,21 +7,27 @@ reference.  Where nvcc is on the PATH the sources are compiled in the sandbox fo
 first arch, and a launch whose kernel no source defines is named; where cuobjdump is here too,
 the sass claims are judged on the compiled code (``glossary.sass_trial``).  This is how an author
 without a GPU, and CI, exercise the sandbox.
+
+The compiles (a few at a time, each once: ``glossary.trial_compiles``) run while the reference does;
+the findings come in the same order whatever finishes first: the reference's, then the compiles',
+then the sass claims' (judged only where nothing else was found).
 """
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 from glossary.entries.model import Entry
+from glossary import trial_compiles
+from glossary.trial_compiles import Compiles
 from measure import sandbox
 from measure.harness import compile as nvcc
 from measure.harness.check import call_reference, output_names
 from measure.harness.errors import MeasurementError
 from measure.harness.workspace import FLOOR_STREAM, NP_DTYPES, allocation_bytes, fill_input
-from measure.spec.limits import NOMINAL_DEVICE
 from measure.spec.sizes import variant_counts
 
 # What the trial may use: it runs on an author's laptop and on CI, so it stays small.
@@ -37,20 +43,27 @@ class Finding:
     severity: str = "error"
 
 
-def try_entry(entry: Entry, compile_kernels: bool = True) -> list[Finding]:
-    """What running the entry's code in the sandbox found wrong ([] when all is well)."""
+def try_entry(entry: Entry, compile_kernels: bool = True, compiles: Compiles | None = None) -> list[Finding]:
+    """What running the entry's code in the sandbox found wrong ([] when all is well).  ``compiles``: the
+    trial's compiles, begun already (``glossary.trial_compiles.begin``); closed here."""
     spec = entry.meta.measure
     if spec is None:
         return []
     why = sandbox.problem()
-    if why:
+    if why:  # then ``begin`` began nothing
         return [Finding("measure", f"the entry's code was not run: {why}")]
-    findings = _try_reference(entry)
-    if compile_kernels and nvcc.find_nvcc():
-        findings += _try_compile(entry)
+    compiles = compiles or trial_compiles.begin(entry, compile_kernels)
+    if compiles is None:
+        return _try_reference(entry)
+    from glossary.sass_trial import compiles_wanted, sass_findings
+
+    with compiles, ThreadPoolExecutor(1, thread_name_prefix="trial reference") as one:
+        reference = one.submit(_try_reference, entry)
+        for job in compiles_wanted(entry):  # begun now too, a few at a time
+            compiles.start(*job)
+        findings = reference.result() + _try_compile(entry, compiles)
         if not findings:  # the compiled code against the sass claims, where cuobjdump is here
-            from glossary.sass_trial import sass_findings
-            findings += [Finding(key, message) for key, message in sass_findings(entry)]
+            findings += [Finding(key, message) for key, message in sass_findings(entry, compiles)]
     return findings
 
 
@@ -111,22 +124,18 @@ def _try_reference(entry: Entry) -> list[Finding]:
     return findings
 
 
-def _try_compile(entry: Entry) -> list[Finding]:
+def _try_compile(entry: Entry, compiles: Compiles) -> list[Finding]:
     spec = entry.meta.measure
-    arch = spec.archs[0] if spec.archs else "sm_90"
-    exe = nvcc.find_nvcc()
     defined: set[str] = set()
     wanted = sorted({launch.kernel for v in spec.measured_variants for launch in v.launches if launch.kernel})
-    builds = dict.fromkeys(nvcc.module_options(spec, NOMINAL_DEVICE).values())
-    for extra in builds:
-        for index, rel in enumerate(spec.sources):
-            try:
-                built = sandbox.compile_source(entry.folder, rel, arch, [*spec.nvcc_flags, *extra], nvcc=exe,
-                                               covered=set(entry.kernel_files))
-            except (sandbox.CompileFailed, sandbox.SandboxUnavailable) as err:
-                return [Finding(f"measure.sources[{index}]", f"{rel} does not compile for {arch} in the sandbox"
-                                                             f"{' with ' + ' '.join(extra) if extra else ''}: {err}")]
-            defined |= set(wanted) - set(nvcc.cubin_symbols_present(built.cubin, wanted))
+    for rel, arch, flags in trial_compiles.first_arch(spec):
+        try:
+            built = compiles.get(rel, arch, flags)
+        except (sandbox.CompileFailed, sandbox.SandboxUnavailable) as err:
+            extra = flags[len(spec.nvcc_flags):]
+            return [Finding(f"measure.sources[{spec.sources.index(rel)}]", f"{rel} does not compile for {arch} in "
+                            f"the sandbox{' with ' + ' '.join(extra) if extra else ''}: {err}")]
+        defined |= set(wanted) - set(nvcc.cubin_symbols_present(built.cubin, wanted))
     missing = [k for k in wanted if k not in defined]
     return [Finding("measure.variants", f"a launch names kernel {k}, which {', '.join(spec.sources)} do not define "
                                         f"(as extern \"C\" __global__)") for k in missing]

@@ -21,12 +21,13 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from measure.sandbox import bwrap, server
 from measure.sandbox.server import in_parallel, save_npy
+
+if TYPE_CHECKING:  # NumPy is imported where arrays cross the door: a compile in the sandbox needs none (issue 34)
+    import numpy as np
 
 SERVER = Path(__file__).with_name("server.py")
 MAX_SERVERS = 16
@@ -50,6 +51,8 @@ def _scratch_root() -> str | None:
 def interpreter_mounts() -> list[str]:
     """What the interpreter needs to run with NumPy: its install prefix, the venv's, and the folder
     NumPy was imported from (nothing else of sys.path: never the repository)."""
+    import numpy as np
+
     paths = {sys.base_prefix, sys.prefix, str(Path(np.__file__).resolve().parent.parent)}
     return sorted(p for p in paths if p and os.path.isdir(p))
 
@@ -141,6 +144,8 @@ class SandboxedReference:
 
     def _input(self, name: str, arr: np.ndarray) -> str:
         """The file in ``in/`` that holds ``arr`` (written on first sight of that array)."""
+        import numpy as np
+
         arr = np.asarray(arr)
         key = (arr.__array_interface__["data"][0], arr.shape, arr.strides, str(arr.dtype))
         with self._lock:
@@ -237,6 +242,8 @@ def read_float64(path: Path, elements: int) -> np.ndarray:
     """The float64 array in ``path``: a regular file (never a link), an ``.npy`` header saying
     little-endian float64, C order and ``elements`` elements, and exactly that many bytes after it;
     copied into this process.  ReferenceFailed names what is wrong."""
+    import numpy as np
+
     name = path.name
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
