@@ -27,6 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+import jinja2
+import jinja2.bccache
+
 MAX_FILES = 20_000  # files stat'ed for one signature: past it the signature is "unknown" (no reuse)
 
 
@@ -74,6 +77,7 @@ class Memo:
     entry_keys: dict[str, str] = field(default_factory=dict)             # slug -> this rebuild's entry key
     said: set[str] = field(default_factory=set)                          # what the last build logged
     saying: set[str] = field(default_factory=set)                        # what this build logs
+    bytecode: Any = None                                                 # the theme's compiled templates
     builds: int = 0
     reused: int = 0                                                          # this rebuild's entries from the memo
 
@@ -122,6 +126,13 @@ class Memo:
             self.envs = {key: make()}
         return self.envs[key]
 
+    def theme_bytecode(self) -> Any:
+        """A Jinja bytecode cache for the theme's environment, which MkDocs makes anew for every
+        rebuild: Material's templates are compiled once per `serve`, not once per edit."""
+        if self.bytecode is None:
+            self.bytecode = _Bytecode()
+        return self.bytecode
+
     # -- the log ---------------------------------------------------------------------
 
     def fresh(self, line: str) -> bool:
@@ -129,3 +140,20 @@ class Memo:
         before it did not say (a warning that went away and came back is said again)."""
         self.saying.add(line)
         return self.builds <= 1 or line not in self.said
+
+
+
+class _Bytecode(jinja2.BytecodeCache):
+    """Jinja's ``BytecodeCache`` in memory: a template's code is kept under its name and file, and used
+    again only for the same source (Jinja's checksum of it)."""
+
+    def __init__(self) -> None:
+        self.code: dict[str, tuple[str, Any]] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        held = self.code.get(bucket.key)
+        if held is not None and held[0] == bucket.checksum:
+            bucket.code = held[1]
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self.code[bucket.key] = (bucket.checksum, bucket.code)

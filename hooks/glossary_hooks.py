@@ -115,6 +115,13 @@ class _Adapter:
         # drew become <object>s, by where their file came from.
         return plots.embed_plots(sanitize.clean(html), page.url, self.plot_urls)
 
+    def on_env(self, env, config, files):
+        # MkDocs makes the theme's environment anew for every rebuild; under serve, Material's
+        # templates are compiled once, not once per edit (glossary.memo).
+        if self.memo is not None:
+            env.bytecode_cache = self.memo.theme_bytecode()
+        return env
+
     def on_serve(self, server, config, builder):
         # The render folder is this build's output: watching it made every edit build twice.  The
         # entries, data, templates and trust folders are watched (mkdocs.yml's watch:).
@@ -151,5 +158,6 @@ on_files = _adapter.on_files
 on_page_read_source = _adapter.on_page_read_source
 on_page_markdown = _adapter.on_page_markdown
 on_page_content = _adapter.on_page_content
+on_env = _adapter.on_env
 on_serve = _adapter.on_serve
 on_post_build = _adapter.on_post_build

@@ -115,3 +115,29 @@ def test_a_signature_names_each_file_by_size_and_date(tmp_path):
     by_content = tree_signature(tmp_path / "f.md")
     (tmp_path / "f.md").write_text("same SIZE")
     assert tree_signature(tmp_path / "f.md") != by_content
+
+
+def test_the_themes_templates_are_compiled_once_per_serve_and_again_when_edited():
+    """MkDocs makes the theme's Jinja environment anew for every rebuild; the memo's bytecode cache
+    keeps each template's code while its source is the same (issue 34: a rebuild compiled all of
+    Material's templates again)."""
+    import jinja2
+
+    memo = Memo()
+    sources = {"main.html": "<p>{{ page }}</p>"}
+    compiled = []
+
+    class Counting(jinja2.Environment):
+        def compile(self, *args, **kwargs):
+            compiled.append(args[1] if len(args) > 1 else kwargs.get("name"))
+            return super().compile(*args, **kwargs)
+
+    def rebuild() -> str:
+        env = Counting(loader=jinja2.DictLoader(sources), bytecode_cache=memo.theme_bytecode())
+        return env.get_template("main.html").render(page="kernel fusion")
+
+    assert rebuild() == rebuild() == "<p>kernel fusion</p>"
+    assert compiled == ["main.html"]
+    sources["main.html"] = "<h1>{{ page }}</h1>"
+    assert rebuild() == "<h1>kernel fusion</h1>"
+    assert compiled == ["main.html", "main.html"]
