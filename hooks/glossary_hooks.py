@@ -17,7 +17,7 @@ from mkdocs.structure.files import File, Files
 from glossary.build import GlossaryBuild
 from glossary.memo import Memo
 from glossary.settings import GlossaryError, Settings
-from glossary.site import headings, plots, publish, render, sanitize, sitefiles, sitemap, tooltip_html, tooltips
+from glossary.site import bytecode, headings, plots, publish, render, sanitize, sitefiles, sitemap, tooltip_html, tooltips
 
 log = get_plugin_logger("glossary")
 
@@ -116,10 +116,12 @@ class _Adapter:
         return plots.embed_plots(sanitize.clean(html), page.url, self.plot_urls)
 
     def on_env(self, env, config, files):
-        # MkDocs makes the theme's environment anew for every rebuild; under serve, Material's
-        # templates are compiled once, not once per edit (glossary.memo).
+        # MkDocs makes the theme's environment anew for every build: Material's templates are compiled
+        # once per `serve` (glossary.memo) and kept between builds in the user's cache (bytecode).
         if self.memo is not None:
             env.bytecode_cache = self.memo.theme_bytecode()
+        elif self.build is not None and self.build.settings.cache_dir is not None:
+            env.bytecode_cache = bytecode.cache_for("theme")
         return env
 
     def on_serve(self, server, config, builder):
