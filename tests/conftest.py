@@ -35,7 +35,22 @@ def _gpu() -> tuple[bool, str]:
     return probe()
 
 
+# The files that take longest, longest first (pytest --durations=0 summed per file, session 11).
+# pytest-xdist's --dist loadfile hands out files in collection order: with these first, a long file no
+# longer starts last while the other worker idles (longest processing time first).
+SLOW_FILES = ("test_publish_gate.py", "test_meaning_browser.py", "test_signed_subsets.py", "test_xss_browser.py",
+              "test_browser.py", "test_render_stage.py", "test_store_safety.py", "test_serve.py",
+              "test_entries_issue18.py", "test_realistic_glossary.py", "test_compile.py", "test_hostile.py",
+              "test_render.py", "test_both_sign.py", "test_tables_fit.py", "test_export.py")
+
+
+def _slow_first(items: list) -> None:
+    rank = {name: i for i, name in enumerate(SLOW_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each file keeps its order
+
+
 def pytest_collection_modifyitems(config, items):
+    _slow_first(items)
     gpu_items = [item for item in items if "gpu" in item.keywords]
     if not gpu_items:
         return
