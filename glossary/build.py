@@ -24,7 +24,7 @@ from glossary.entries import lessons, lint
 from glossary.entries.model import Entry, EntryError, display_path, load_entries, parse_entry, read_entries
 from glossary.memo import Memo, data_signature, tree_signature
 from glossary.settings import OPTIONS, GlossaryError, Settings
-from glossary.site import leaks, page, pagefiles, plots, render, sitefiles, sitemap, tooltips
+from glossary.site import bytecode, leaks, page, pagefiles, plots, render, sitefiles, sitemap, tooltips
 from glossary.verdicts import assess, gate
 from glossary.verdicts import trust as trust_mod
 from measure import store
@@ -302,7 +302,8 @@ class GlossaryBuild:
     def env(self) -> SandboxedEnvironment:
         """One template environment per build: it compiles each template once, not once per page."""
         if self._env is None:
-            make = lambda: render.make_env(self.settings.templates_dir)  # noqa: E731
+            kept = bytecode.cache_for("glossary") if self.settings.cache_dir is not None else None
+            make = lambda: render.make_env(self.settings.templates_dir, kept)  # noqa: E731
             self._env = make() if self.memo is None else self.memo.env(self.settings.templates_dir, make)
         return self._env
 

@@ -30,6 +30,7 @@ def test_a_build_keeps_the_themes_code_outside_the_project_and_a_second_build_re
     assert first.returncode == 0, first.stderr
     kept = sorted((tmp_path / "user-cache").rglob("*.cache"))
     assert len(kept) >= 10  # Material's main, base and partials
+    assert any(p.parent.name.startswith("glossary-jinja-") for p in kept)  # the entry page's own templates
     assert not [p for p in project.rglob("*.cache") if p.is_file()]
     page = (project / "site" / "index.html").read_text()
     second = mkdocs(project, "build", env=env)

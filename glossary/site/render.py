@@ -206,11 +206,13 @@ def _compile_split(environment) -> tuple[str, list[str]]:
     return " ".join(shared), list(dict.fromkeys(x for x in extras if x))
 
 
-def make_env(templates_dir: Path) -> SandboxedEnvironment:
+def make_env(templates_dir: Path, bytecode_cache: jinja2.BytecodeCache | None = None) -> SandboxedEnvironment:
     """The sandboxed, strict template environment; every output is escaped unless a filter made it
-    ``Safe`` for the place it lands (see ``Safe``)."""
+    ``Safe`` for the place it lands (see ``Safe``).  ``bytecode_cache``: where compiled templates are
+    kept between builds (``glossary.site.bytecode``)."""
     env = SandboxedEnvironment(
         loader=jinja2.FileSystemLoader(str(templates_dir)),
+        bytecode_cache=bytecode_cache,
         undefined=jinja2.StrictUndefined,
         autoescape=False,  # HTML escaping is the wrong escape for Markdown: finalize escapes instead
         finalize=_finalize,
