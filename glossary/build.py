@@ -354,6 +354,8 @@ class GlossaryBuild:
         if self._pages is None:
             slugs = [s for s in self.models if self.shown(s)]
             pooled = parallel.workers_for(len(slugs), self.settings.workers) > 1
+            if pooled:  # a forked worker starts with this build's environment, its templates compiled
+                _worker_envs[context.templates_dir] = self.env
             self._pages = dict(zip(slugs, parallel.each(_entry_page, slugs, context, self.settings.workers))) \
                 if pooled else {}
         return self._pages
@@ -455,7 +457,8 @@ class _PageInputs:
     terms: tooltips.Matcher | list[tooltips.Term]
 
 
-_worker_envs: dict[Path, SandboxedEnvironment] = {}  # a pool worker's template environment, made once
+# A pool worker's template environment, made once (inherited from the build where the pool forks).
+_worker_envs: dict[Path, SandboxedEnvironment] = {}
 
 
 def _entry_page(context: _PageInputs, slug: str, env: SandboxedEnvironment | None = None) -> str:
