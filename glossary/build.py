@@ -20,6 +20,7 @@ from typing import Callable
 
 from jinja2.sandbox import SandboxedEnvironment
 
+from glossary import parallel
 from glossary.entries import lessons, lint
 from glossary.entries.model import Entry, EntryError, display_path, load_entries, parse_entry, read_entries
 from glossary.memo import Memo, data_signature, tree_signature
@@ -57,6 +58,8 @@ class GlossaryBuild:
     memo: Memo | None = None
     broken: dict[str, str] = field(default_factory=dict)  # serve only: slug -> why its file does not parse
     _env: SandboxedEnvironment | None = field(default=None, init=False, repr=False)
+    _pages: dict[str, str] | None = field(default=None, init=False, repr=False)  # _entry_pages
+    _figure_lint: dict[str, list[lint.Finding]] = field(default_factory=dict, init=False, repr=False)
     _page_context: str | None = field(default=None, init=False, repr=False)
 
     # -- measure ---------------------------------------------------------------
@@ -104,7 +107,7 @@ class GlossaryBuild:
             self._load_serving(problems)
         else:
             try:
-                self.entries = load_entries(self.settings.entries_dir)
+                self.entries = load_entries(self.settings.entries_dir, workers=self.settings.workers)
             except EntryError as err:
                 problems.append(str(err))
         if problems:  # every problem at once: one bad file does not hide the others
@@ -115,16 +118,19 @@ class GlossaryBuild:
             measurer(list(self.entries.values()))
         self.policy = self.settings.load_trust()
         self.lesson_catalog = self.settings.load_catalog()
-        context = self._assess_context() if self.memo is not None else ""
-        for slug, entry in self.entries.items():
-            try:
-                if self.memo is not None:
-                    judged = self.memo.keep("assessment", slug, context, lambda e=entry: assess.assess_recorded(
-                        e, self.policy, self.lesson_catalog))
-                else:
-                    judged = assess.assess_recorded(entry, self.policy, self.lesson_catalog)
-            except store.StoreError as err:
-                raise GlossaryError(str(err)) from None
+        if self.memo is not None:
+            context = self._assess_context()
+            outcomes = [_judged((self.policy, self.lesson_catalog), entry, memo=self.memo, context_key=context)
+                        for entry in self.entries.values()]
+        else:
+            outcomes = parallel.each(_judged, list(self.entries.values()), (self.policy, self.lesson_catalog),
+                                     self.settings.workers)
+        for slug, outcome in zip(list(self.entries), outcomes):
+            if isinstance(outcome, store.StoreError):
+                raise GlossaryError(str(outcome)) from None
+            judged, self._figure_lint[slug] = outcome
+            if self.memo is None:  # from a worker, the judged copy is the build's entry (one object)
+                self.entries[slug] = judged.entry
             self.assessments[slug], self.results[slug], self.verdicts[slug] = judged, judged.results, judged.verdict
         for slug, entry in self.entries.items():
             related = tuple(self.entries[s] for s in entry.meta.related if self.shown(s))
@@ -191,8 +197,8 @@ class GlossaryBuild:
         for why in sitefiles.stray_files(self.settings.entries_dir, self.entries):
             if not any(f"/{slug}/" in why for slug in self.broken):  # serve: a broken entry's own files
                 self._say(logging.WARNING, why)
-        for entry in self.entries.values():
-            for finding in lint.unbound_figures(entry):
+        for slug in self.entries:
+            for finding in self._figure_lint.get(slug, ()):
                 self._say(logging.WARNING, str(finding))
         for slug, judged in self.assessments.items():
             if self.shown(slug):
@@ -217,8 +223,13 @@ class GlossaryBuild:
         cache = plots.PlotCache(self.settings.cache_dir) if self.settings.cache_dir else None
         # serve: an unchanged entry's result files are the ones written before
         kept = self._kept_result_files if self.memo is not None else None
+        draw = cache.svg if cache else plots.device_svg
+        if self.memo is None:  # a plain build draws every plot at once, on every core where that is worth it
+            views = [view for m in self.shown_models() for view in m.devices if plots.has_plot(view)]
+            ahead = plots.drawn_ahead(views, cache, self.settings.workers)
+            draw = (lambda view, one=draw: ahead.get(id(view)) or one(view)) if ahead else draw
         made = sitefiles.generated(self.shown_models(), self.env, directory_urls,
-                                   plot=cache.svg if cache else plots.device_svg,
+                                   plot=draw,
                                    results={m.entry.slug: self.results[m.entry.slug] for m in self.shown_models()},
                                    result_text=kept)
         if cache is not None:
@@ -320,17 +331,35 @@ class GlossaryBuild:
         if slug in self.broken:
             return pagefiles.broken_page(slug, self.broken[slug])
         if slug in self.models and self.shown(slug):
-            model = self.models[slug]
+            context = self._page_inputs()
 
             def page_of() -> str:
-                markdown = render.render_entry(env, model, hidden=self.hidden, catalog=self.lesson_catalog,
-                                               by_day=self.lessons_by_day)
-                return tooltips.append(markdown, self.matcher or self.terms, slug)
+                return _entry_page(context, slug, env)
 
-            markdown = page_of() if self.memo is None else self.memo.keep("page", slug, self._pages_context(), page_of)
+            if self.memo is not None:
+                markdown = self.memo.keep("page", slug, self._pages_context(), page_of)
+            else:
+                markdown = self._entry_pages(context).pop(slug, None) or page_of()
             self.rendered[src_uri] = markdown
             return markdown
         return None
+
+    def _page_inputs(self) -> "_PageInputs":
+        return _PageInputs(self.settings.templates_dir, self.models, self.hidden, self.lesson_catalog,
+                           self.lessons_by_day, self.matcher or self.terms)
+
+    def _entry_pages(self, context: "_PageInputs") -> dict[str, str]:
+        """A plain build's entry pages, rendered at once on every core where a pool is worth it (the
+        first page MkDocs asks for renders them all; each is handed out once).  Empty where a pool is not
+        worth it: each page is then rendered when MkDocs asks for it."""
+        if self._pages is None:
+            slugs = [s for s in self.models if self.shown(s)]
+            pooled = parallel.workers_for(len(slugs), self.settings.workers) > 1
+            if pooled:  # a forked worker starts with this build's environment, its templates compiled
+                _worker_envs[context.templates_dir] = self.env
+            self._pages = dict(zip(slugs, parallel.each(_entry_page, slugs, context, self.settings.workers))) \
+                if pooled else {}
+        return self._pages
 
     def _pages_context(self) -> str:
         """What an entry's page shows of the rest of the site (for the memo): every entry's front-matter
@@ -398,3 +427,46 @@ class GlossaryBuild:
             return []
         return leaks.find(site_dir, self.refused, [m.entry for m in self.shown_models()],
                           self.rendered.values(), site_url)
+
+
+def _judged(context: tuple[trust_mod.Trust, dict], entry: Entry, memo: Memo | None = None,
+            context_key: str = "") -> tuple[assess.Assessment, list[lint.Finding]] | store.StoreError:
+    """One entry judged with its recorded results, and the figures its body types by hand (lint):
+    what ``load`` asks of every entry, on every core (``glossary.parallel``).  A results file that
+    cannot be used is returned, and the build stops on the first in the entries' order."""
+    policy, catalog = context
+    try:
+        if memo is not None:
+            judged = memo.keep("assessment", entry.slug, context_key,
+                               lambda: assess.assess_recorded(entry, policy, catalog))
+        else:
+            judged = assess.assess_recorded(entry, policy, catalog)
+    except store.StoreError as err:
+        return err
+    return judged, lint.unbound_figures(entry)
+
+
+@dataclass(frozen=True)
+class _PageInputs:
+    """What an entry's page is rendered from besides its model: the site around it."""
+
+    templates_dir: Path
+    models: dict[str, page.PageModel]
+    hidden: frozenset[str]
+    catalog: dict
+    by_day: dict
+    terms: tooltips.Matcher | list[tooltips.Term]
+
+
+# A pool worker's template environment, made once (inherited from the build where the pool forks).
+_worker_envs: dict[Path, SandboxedEnvironment] = {}
+
+
+def _entry_page(context: _PageInputs, slug: str, env: SandboxedEnvironment | None = None) -> str:
+    """The Markdown of a shown entry's page, its tooltip table appended (in a worker: ``glossary.parallel``)."""
+    if env is None:
+        env = _worker_envs.get(context.templates_dir) or _worker_envs.setdefault(
+            context.templates_dir, render.make_env(context.templates_dir))
+    markdown = render.render_entry(env, context.models[slug], hidden=context.hidden, catalog=context.catalog,
+                                   by_day=context.by_day)
+    return tooltips.append(markdown, context.terms, slug)

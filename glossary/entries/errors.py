@@ -15,6 +15,9 @@ class EntryError(Exception):
         self.key = key
         self.message = message
 
+    def __reduce__(self):  # a worker's error reaches the build as it was raised (glossary.parallel)
+        return (type(self), (self.path, self.key, self.message))
+
 
 class EntryErrors(EntryError):
     """Every malformed entry of a folder at once, so one bad file does not hide the others."""
@@ -25,3 +28,6 @@ class EntryErrors(EntryError):
         self.path = errors[0].path
         self.key = errors[0].key
         self.message = "\n".join(str(e) for e in errors)
+
+    def __reduce__(self):
+        return (type(self), (self.errors,))

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 
+from glossary import parallel
 from glossary.entries import images
 from glossary.entries.errors import EntryError, EntryErrors
 from glossary.entries.frontmatter import split_front_matter
@@ -286,13 +287,13 @@ def _read_measured_files(entry: Entry, entries_dir: Path) -> dict[str, bytes]:
     return files
 
 
-def load_entries(entries_dir: Path, today: dt.date | None = None) -> dict[str, Entry]:
+def load_entries(entries_dir: Path, today: dt.date | None = None, workers: int | None = 1) -> dict[str, Entry]:
     """Parse every entries/*.md (except index.md) and check cross-entry references.
 
     Raises EntryErrors listing every malformed entry, not only the first.  ``today``: as for
-    ``parse_entry``.
+    ``parse_entry``; ``workers``: as for ``read_entries``.
     """
-    entries, errors = read_entries(entries_dir, today)
+    entries, errors = read_entries(entries_dir, today, workers=workers)
     if errors:
         raise EntryErrors(errors)
     return entries
@@ -300,23 +301,30 @@ def load_entries(entries_dir: Path, today: dt.date | None = None) -> dict[str, E
 
 def read_entries(entries_dir: Path, today: dt.date | None = None,
                  parse: Callable[[Path, Path, dt.date | None], Entry] | None = None,
-                 ) -> tuple[dict[str, Entry], list[EntryError]]:
+                 workers: int | None = 1) -> tuple[dict[str, Entry], list[EntryError]]:
     """Every entries/*.md (except index.md) that parses, and an error for each that does not (or names
-    a related slug that is no entry).  ``parse`` stands in for ``parse_entry`` (mkdocs serve's cache)."""
+    a related slug that is no entry).  ``parse`` stands in for ``parse_entry`` (mkdocs serve's cache);
+    ``workers`` processes parse the files (``glossary.parallel.each``; None: one a core)."""
     entries = {}
     errors: list[EntryError] = []
     paths = [p for p in sorted(entries_dir.glob("*.md")) if p.name != "index.md"]
-    for path in paths:
-        try:
-            entry = (parse or parse_entry)(path, entries_dir, today)
-        except EntryError as err:
-            errors.append(err)
-            continue
-        entries[entry.slug] = entry
+    for parsed in parallel.each(_parsed, paths, (entries_dir, today, parse), workers):
+        if isinstance(parsed, EntryError):
+            errors.append(parsed)
+        else:
+            entries[parsed.slug] = parsed
     known = [p.stem for p in paths]  # a slug whose file is malformed is reported once, for that file
     for entry in entries.values():
         errors += related_problems(entry, known, entries_dir)
     return entries, errors
+
+
+def _parsed(context: tuple[Path, dt.date | None, Callable | None], path: Path) -> Entry | EntryError:
+    entries_dir, today, parse = context
+    try:
+        return (parse or parse_entry)(path, entries_dir, today)
+    except EntryError as err:
+        return err
 
 
 def related_problems(entry: Entry, known: list[str] | set[str], entries_dir: Path) -> list[EntryError]:

@@ -1,0 +1,82 @@
+"""The per-entry work on every core (glossary.parallel): the same results, in the same order, as one process."""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import pickle
+
+import pytest
+
+from conftest import ROOT
+from glossary import parallel
+from glossary.build import GlossaryBuild
+from glossary.entries.errors import EntryError, EntryErrors
+from glossary.settings import GlossaryError, Settings
+
+
+def _square_or_fail(offset: int, item: int) -> int:
+    if item == 13:
+        raise ValueError(f"item {item} fails")
+    return item * item + offset
+
+
+def test_a_pool_returns_what_the_loop_returns_in_order():
+    items = list(range(200))
+    assert [i for i in items if i != 13] and parallel.workers_for(len(items), 2) == 2
+    kept = [i for i in items if i != 13]
+    assert parallel.each(_square_or_fail, kept, 5, workers=2) == [i * i + 5 for i in kept]
+    assert parallel.each(_square_or_fail, kept, 5, workers=1) == [i * i + 5 for i in kept]
+
+
+def test_an_items_error_reaches_the_caller_as_raised():
+    with pytest.raises(ValueError, match="item 13 fails"):
+        parallel.each(_square_or_fail, list(range(200)), 0, workers=2)
+
+
+def test_few_items_or_one_worker_run_here():
+    assert parallel.workers_for(parallel.MIN_ITEMS - 1, 8) == 1
+    assert parallel.workers_for(10_000, 1) == 1
+    assert parallel.workers_for(parallel.MIN_ITEMS, 8) == 2  # never more workers than chunks of items
+
+
+@pytest.mark.skipif("spawn" not in multiprocessing.get_all_start_methods(), reason="no spawn here")
+def test_a_spawned_pool_gives_the_same(monkeypatch):
+    monkeypatch.setattr(parallel, "_start_method", lambda: multiprocessing.get_context("spawn"))
+    kept = [i for i in range(100) if i != 13]
+    assert parallel.each(_square_or_fail, kept, 1, workers=2) == [i * i + 1 for i in kept]
+
+
+def test_an_entry_error_crosses_a_process_with_its_file_and_key():
+    err = pickle.loads(pickle.dumps(EntryError("entries/x.md", "tags[0]", "expected a tag, found 3")))
+    assert (type(err), str(err), err.path, err.key, err.message) == (
+        EntryError, "entries/x.md, key 'tags[0]': expected a tag, found 3", "entries/x.md", "tags[0]",
+        "expected a tag, found 3")
+    both = pickle.loads(pickle.dumps(EntryErrors([EntryError("a.md", "k", "m"), EntryError("b.md", "", "n")])))
+    assert str(both) == "a.md, key 'k': m\nb.md: n" and [e.key for e in both.errors] == ["k", ""]
+
+
+def test_the_setting_reads_auto_or_a_count():
+    assert Settings.resolve(ROOT / "entries", ROOT, {}, serving=False, environ={}).workers is None
+    assert Settings.resolve(ROOT / "entries", ROOT, {}, serving=False, environ={"GLOSSARY_WORKERS": "3"}).workers == 3
+    with pytest.raises(GlossaryError, match="GLOSSARY_WORKERS / extra.glossary.workers: expected auto or a number"):
+        Settings.resolve(ROOT / "entries", ROOT, {}, serving=False, environ={"GLOSSARY_WORKERS": "0"})
+
+
+def _real_build(workers: str) -> tuple[GlossaryBuild, dict[str, str]]:
+    build = GlossaryBuild(Settings.for_project(ROOT / "entries", environ={
+        "GLOSSARY_PREVIEW": "1", "GLOSSARY_MEASURE": "never", "GLOSSARY_WORKERS": workers}), logging.getLogger("t"))
+    build.load()
+    pages = {slug: build.render_page(f"{slug}.md") for slug in build.entries}
+    return build, pages
+
+
+def test_the_real_glossary_judged_and_rendered_by_a_pool_is_the_same(monkeypatch):
+    one, one_pages = _real_build("1")
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 2)  # the real glossary is small: pool it anyway
+    two, two_pages = _real_build("2")
+    assert two._pages == {}  # every page handed out once
+    assert list(two.entries) == list(one.entries) and two_pages == one_pages
+    assert {s: v.reasons for s, v in two.verdicts.items()} == {s: v.reasons for s, v in one.verdicts.items()}
+    assert two._figure_lint == one._figure_lint
+    assert all(two.assessments[s].entry is two.entries[s] for s in two.entries)  # one object per entry
