@@ -5,7 +5,7 @@
 For every N it writes N synthetic entries (bench/gen_entries.py) and times, each as
 a fresh `mkdocs build` subprocess (wall time of the whole command, start-up included):
 
-    glossary, cold      the hook's build with an empty plot cache (one run: it is the costly one)
+    glossary, cold      the hook's build with an empty plot cache and no compiled templates (one run: it is the costly one)
     plain, in nav       the same pages as plain Markdown under plain Material, every page in the nav
     plain, out of nav   the same plain pages with only the home page in the nav
     glossary, rebuild   the glossary again with nothing changed: plots come from the cache
@@ -55,18 +55,21 @@ class Timing:
     plots_cached: int | None = None
 
 
-def build_env() -> dict[str, str]:
-    """The environment of every timed build: this checkout's packages, measuring off."""
+def build_env(user_cache: Path | None = None) -> dict[str, str]:
+    """The environment of every timed build: this checkout's packages, measuring off, and the user's
+    cache (compiled templates: glossary.site.bytecode) in ``user_cache`` where given."""
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", GLOSSARY_MEASURE="never")
+    if user_cache is not None:
+        env["XDG_CACHE_HOME"] = str(user_cache)
     env.pop("GLOSSARY_PREVIEW", None)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
     return env
 
 
-def run_build(project: Path) -> tuple[float, str]:
+def run_build(project: Path, user_cache: Path | None = None) -> tuple[float, str]:
     """One `mkdocs build` in ``project``: (wall seconds, its log); raises on failure."""
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build"], cwd=project, env=build_env(),
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build"], cwd=project, env=build_env(user_cache),
                           capture_output=True, text=True)
     seconds = time.perf_counter() - start
     if done.returncode != 0:
@@ -76,11 +79,11 @@ def run_build(project: Path) -> tuple[float, str]:
     return seconds, done.stderr
 
 
-def timed(n: int, name: str, project: Path, repeat: int) -> Timing:
+def timed(n: int, name: str, project: Path, repeat: int, user_cache: Path | None = None) -> Timing:
     """Best of up to ``repeat`` runs; a run slower than CHEAP_S is not repeated."""
     best, log, runs = float("inf"), "", 0
     while runs < max(1, repeat):
-        seconds, text = run_build(project)
+        seconds, text = run_build(project, user_cache)
         runs += 1
         if seconds < best:
             best, log = seconds, text
@@ -98,12 +101,14 @@ def measure(n: int, work: Path, repeat: int) -> list[Timing]:
     print(f"N={n}: writing synthetic entries ...", flush=True)
     glossary = gen_entries.write_glossary(work / f"n{n}" / "glossary", n)
     shutil.rmtree(glossary / ".cache", ignore_errors=True)
-    out = [timed(n, "glossary, cold", glossary, 1)]
+    user_cache = work / f"n{n}" / "user-cache"  # cold: no compiled templates either
+    shutil.rmtree(user_cache, ignore_errors=True)
+    out = [timed(n, "glossary, cold", glossary, 1, user_cache)]
     plain_nav = gen_entries.write_plain(glossary, work / f"n{n}" / "plain-nav", in_nav=True)
     plain_nonav = gen_entries.write_plain(glossary, work / f"n{n}" / "plain-nonav", in_nav=False)
     out.append(timed(n, "plain, in nav", plain_nav, repeat))
     out.append(timed(n, "plain, out of nav", plain_nonav, repeat))
-    out.append(timed(n, "glossary, rebuild", glossary, repeat))
+    out.append(timed(n, "glossary, rebuild", glossary, repeat, user_cache))
     return out
 
 
