@@ -1,13 +1,18 @@
-"""A built site served on localhost for the browser tests, and this repository's preview site."""
+"""A built site served on localhost for the browser tests, and this repository's preview site
+(their session fixtures are in browser_fixtures.py)."""
 
 from __future__ import annotations
 
 import contextlib
 import functools
 import http.server
+import os
+import re
 import threading
 from pathlib import Path
 from typing import Iterator
+
+import pytest
 
 from conftest import ROOT, mkdocs
 
@@ -15,14 +20,14 @@ from conftest import ROOT, mkdocs
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
+# Any request off localhost (fonts and the like) fails fast instead of hanging.
+OFF_LOCALHOST = re.compile(r"^https?://(?!127\.0\.0\.1)")
 
 
 def playwright_or_skip():
     """Playwright's sync API, or the calling test module skipped with the reason (no Playwright, or
     no Chromium to drive)."""
     import shutil
-
-    import pytest
 
     try:
         from playwright import sync_api
@@ -35,7 +40,7 @@ def playwright_or_skip():
 
 @contextlib.contextmanager
 def chromium():
-    """Headless Chromium, launched through Playwright for one test module."""
+    """Headless Chromium, launched through Playwright."""
     import shutil
 
     api = playwright_or_skip()
@@ -68,3 +73,38 @@ def build_preview(folder: Path) -> Path:
     run = mkdocs(ROOT, "build", "-q", "-d", str(folder), env={"GLOSSARY_PREVIEW": "1"})
     assert run.returncode == 0, run.stderr
     return folder
+
+
+def shared_preview(tmp_path_factory) -> Path:
+    """This repository's preview site, built once per test run: pytest-xdist's workers share the
+    run's temporary folder (above each worker's own), and the first to take the lock builds it."""
+    import fcntl
+
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    site = base / "repository-preview"
+    with open(base / "repository-preview.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not site.is_dir():
+                partial = base / "repository-preview.partial"
+                build_preview(partial)
+                partial.rename(site)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return site
+
+
+def open_page(context, base_url: str, width: int, scheme: str = "light"):
+    """A new tab of ``context`` at ``width`` x 900 px and colour scheme ``scheme``, with the storage
+    of a fresh context: nothing is left in ``base_url``'s localStorage from an earlier tab (Material
+    keeps the linked tabs' choice there, which would change the tab a page opens on)."""
+    page = context.new_page()
+    page.set_viewport_size({"width": width, "height": 900})
+    page.emulate_media(color_scheme=scheme)
+    page.set_default_timeout(10_000)
+    cdp = context.new_cdp_session(page)
+    cdp.send("Storage.clearDataForOrigin", {"origin": base_url.rstrip("/"), "storageTypes": "local_storage"})
+    cdp.detach()
+    return page

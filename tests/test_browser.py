@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from serving import chromium, playwright_or_skip, build_preview, serve
+from serving import OFF_LOCALHOST, playwright_or_skip, serve
 from site_fixture import REFUSED_WORDS, build_fixture_site
 
 pytestmark = pytest.mark.browser
+pytest_plugins = ["browser_fixtures"]  # its session fixture: one Chromium
 
 
 _api = playwright_or_skip()
@@ -28,24 +29,10 @@ def base_url(tmp_path_factory):
         yield url
 
 
-@pytest.fixture(scope="session")
-def preview_url(tmp_path_factory):
-    """This repository's preview site (drafts included), built once per test session and served."""
-    with serve(build_preview(tmp_path_factory.mktemp("preview") / "site")) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as launched:
-        yield launched
-
-
 @pytest.fixture
 def page(browser):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
-    # Nothing outside localhost: fonts and the like fail fast instead of hanging.
-    context.route(re.compile(r"^https?://(?!127\.0\.0\.1)"), lambda route: route.abort())
+    context.route(OFF_LOCALHOST, lambda route: route.abort())
     page = context.new_page()
     page.set_default_timeout(10_000)
     yield page

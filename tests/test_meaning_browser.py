@@ -10,9 +10,10 @@ import zlib
 
 import pytest
 
-from test_browser import browser, preview_url  # noqa: F401  the shared fixtures
+from serving import open_page
 
 pytestmark = pytest.mark.browser
+pytest_plugins = ["browser_fixtures"]  # its session fixtures: the served preview site and a context to read it in
 
 ENTRIES = ("kernel-fusion", "pinned-memory", "cuda-graphs", "tensor-cores")
 
@@ -56,14 +57,11 @@ def _rgb(png: bytes) -> set[tuple[int, int, int]]:
     return {tuple(r[i:i + 3]) for r in rows for i in range(0, stride, bpp)}
 
 
-def _open(browser, url: str, width: int, scheme: str):  # noqa: F811 - the fixture imported above
-    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
-    context.route(lambda u: not u.startswith("http://127.0.0.1"), lambda route: route.abort())
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    page.goto(url)
+def _open(context, base_url: str, slug: str, width: int, scheme: str):
+    page = open_page(context, base_url, width, scheme)
+    page.goto(base_url + slug + "/")
     page.evaluate("document.querySelector('header').style.visibility = 'hidden'")
-    return context, page
+    return page
 
 
 def _first_plot(page):
@@ -75,20 +73,20 @@ def _first_plot(page):
 
 
 @pytest.mark.parametrize("width", [1280, 420])
-def test_plots_fill_the_column_with_legible_text(browser, preview_url, width):  # noqa: F811
+def test_plots_fill_the_column_with_legible_text(preview_context, preview_url, width):
     for slug in ENTRIES:
-        context, page = _open(browser, preview_url + slug + "/", width, "light")
+        page = _open(preview_context, preview_url, slug, width, "light")
         try:
             m = _first_plot(page).evaluate(TEXT_PX)
         finally:
-            context.close()
+            page.close()
         assert abs(m["width"] - m["column"]) <= 1, f"{slug} at {width} px: plot {m['width']} px in a {m['column']} px column"
         assert 10 <= m["min"] and m["max"] <= 17, f"{slug} at {width} px: plot text from {m['min']:.1f} to {m['max']:.1f} px"
 
 
 @pytest.mark.parametrize("width", [1280, 420])
-def test_a_plot_has_the_page_background_in_dark_mode(browser, preview_url, width):  # noqa: F811
-    context, page = _open(browser, preview_url + "pinned-memory/", width, "dark")
+def test_a_plot_has_the_page_background_in_dark_mode(preview_context, preview_url, width):
+    page = _open(preview_context, preview_url, "pinned-memory", width, "dark")
     try:
         plot = _first_plot(page)
         plot.evaluate("el => { el.scrollIntoView({block: 'start'}); window.scrollBy(0, -40); }")
@@ -97,16 +95,16 @@ def test_a_plot_has_the_page_background_in_dark_mode(browser, preview_url, width
         inside = _rgb(page.screenshot(clip={"x": box["x"] + box["width"] - 12, "y": box["y"] + 2, "width": 8, "height": 6}))
         outside = _rgb(page.screenshot(clip={"x": box["x"] + box["width"] - 12, "y": box["y"] - 10, "width": 8, "height": 6}))
     finally:
-        context.close()
+        page.close()
     assert len(outside) == 1 and inside == outside, f"plot background {inside} against the page's {outside}"
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", [1280, 420])
-def test_no_identifier_in_a_table_breaks_across_lines(browser, preview_url, width, scheme):  # noqa: F811
+def test_no_identifier_in_a_table_breaks_across_lines(preview_context, preview_url, width, scheme):
     broken = {}
     for slug in ENTRIES:
-        context, page = _open(browser, preview_url + slug + "/", width, scheme)
+        page = _open(preview_context, preview_url, slug, width, scheme)
         try:
             labels = page.locator(".tabbed-labels > label")
             for k in range(max(1, labels.count())):
@@ -114,5 +112,5 @@ def test_no_identifier_in_a_table_breaks_across_lines(browser, preview_url, widt
                     labels.nth(k).click()
                 broken.update({f"{slug} tab {k + 1}: {name}": True for name in page.evaluate(BROKEN_CODE)})
         finally:
-            context.close()
+            page.close()
     assert not broken, f"identifiers broken across lines at {width} px: {sorted(broken)}"

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from test_browser import browser, preview_url  # noqa: F401  the shared fixtures
+from serving import open_page
 
 pytestmark = pytest.mark.browser
+pytest_plugins = ["browser_fixtures"]  # its session fixtures: the served preview site and a context to read it in
 
 ENTRIES = ("kernel-fusion", "memory-coalescing", "roofline", "launch-overhead")
 
@@ -53,14 +54,6 @@ ROOFLINE_TITLES = """async (el) => {
 }"""
 
 
-def _page(browser, width: int):  # noqa: F811 - the fixture imported above
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    context.route(lambda url: not url.startswith("http://127.0.0.1"), lambda route: route.abort())
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    return context, page
-
-
 def _plots(page):
     """Each device tab's plot, with the tab shown (a hidden tab's plot has no size)."""
     labels = page.locator(".tabbed-labels > label")
@@ -76,8 +69,8 @@ def _plots(page):
             yield k, plot
 
 
-def test_plot_text_is_at_least_10px_on_a_phone(browser, preview_url):  # noqa: F811
-    context, page = _page(browser, 420)
+def test_plot_text_is_at_least_10px_on_a_phone(preview_context, preview_url):
+    page = open_page(preview_context, preview_url, 420)
     seen = {}
     try:
         for slug in ENTRIES:
@@ -87,14 +80,14 @@ def test_plot_text_is_at_least_10px_on_a_phone(browser, preview_url):  # noqa: F
                 assert m["count"] > 0
                 assert m["width"] <= m["column"] + 0.5, f"{slug}: the plot is wider than its column"
     finally:
-        context.close()
+        page.close()
     assert {s.split()[0] for s in seen} == set(ENTRIES)
     small = {where: round(m["px"], 2) for where, m in seen.items() if m["px"] < 10}
     assert not small, f"plot text under 10 px at a 420 px viewport: {small}"
 
 
-def test_every_roofline_point_names_its_variant(browser, preview_url):  # noqa: F811
-    context, page = _page(browser, 1280)
+def test_every_roofline_point_names_its_variant(preview_context, preview_url):
+    page = open_page(preview_context, preview_url, 1280)
     try:
         page.goto(preview_url + "roofline/")
         table = page.locator(".tabbed-block").first.locator("table", has=page.locator("th", has_text="FLOP/B")).first
@@ -102,7 +95,7 @@ def test_every_roofline_point_names_its_variant(browser, preview_url):  # noqa: 
         (_, plot), *_ = list(_plots(page))
         titles = plot.evaluate(ROOFLINE_TITLES)
     finally:
-        context.close()
+        page.close()
     assert len(names) > 1 and len(titles) == len(names)
     assert all(t is not None for t in titles), "a roofline point without a hover title"
     # in the table's order, each point titled with the table's name and then its figures

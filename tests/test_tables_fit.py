@@ -40,7 +40,9 @@ _WRAPPED = """() => [...document.querySelectorAll('article td')].filter(td => td
 }).map(td => td.innerText)"""
 
 
-from test_browser import browser, preview_url  # noqa: E402,F401,F811  the shared fixtures
+from serving import open_page  # noqa: E402
+
+pytest_plugins = ["browser_fixtures"]  # its session fixtures: the served preview site and a context to read it in
 
 
 def _each_tab(page):
@@ -53,8 +55,8 @@ def _each_tab(page):
 
 
 @pytest.mark.parametrize("slug", ENTRY_PAGES)
-def test_every_table_fits_its_column_at_1280(preview_url, browser, slug):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+def test_every_table_fits_its_column_at_1280(preview_url, preview_context, slug):
+    page = open_page(preview_context, preview_url, 1280)
     page.goto(f"{preview_url}{slug}/")
     checked = 0
     for tab in _each_tab(page):
@@ -67,17 +69,17 @@ def test_every_table_fits_its_column_at_1280(preview_url, browser, slug):
 
 
 @pytest.mark.parametrize("slug", ENTRY_PAGES)
-def test_no_number_wraps_at_420(preview_url, browser, slug):
-    page = browser.new_page(viewport={"width": 420, "height": 900})
+def test_no_number_wraps_at_420(preview_url, preview_context, slug):
+    page = open_page(preview_context, preview_url, 420)
     page.goto(f"{preview_url}{slug}/")
     for tab in _each_tab(page):
         assert page.evaluate(_WRAPPED) == [], f"{slug}, {tab}: numeric cells wrap"
     page.close()
 
 
-def test_a_wide_table_at_420_scrolls_with_a_cue(preview_url, browser):
+def test_a_wide_table_at_420_scrolls_with_a_cue(preview_url, preview_context):
     """Where a table is wider than a phone's column, its container scrolls and draws edge shadows."""
-    page = browser.new_page(viewport={"width": 420, "height": 900})
+    page = open_page(preview_context, preview_url, 420)
     page.goto(f"{preview_url}kernel-fusion/")
     wrap = page.locator("article .md-typeset__scrollwrap").first
     style = wrap.evaluate("w => [getComputedStyle(w).overflowX, getComputedStyle(w).backgroundImage]")

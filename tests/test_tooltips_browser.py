@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from conftest import mkdocs, write_project
-from serving import chromium, playwright_or_skip, serve
+from serving import playwright_or_skip, serve
 
 pytestmark = pytest.mark.browser
+pytest_plugins = ["browser_fixtures"]  # its session fixture: one Chromium
 expect = playwright_or_skip().expect
 
 ENTRIES = {
@@ -22,11 +23,11 @@ ENTRIES = {
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
+def site(tmp_path_factory, browser):
     project = write_project(tmp_path_factory.mktemp("tips"), ENTRIES)
     built = mkdocs(project, "build", env={"GLOSSARY_PREVIEW": "1"})
     assert built.returncode == 0, built.stderr
-    with serve(project / "site") as url, chromium() as browser:
+    with serve(project / "site") as url:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.set_default_timeout(10_000)
         yield url, page

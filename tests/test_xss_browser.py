@@ -10,7 +10,6 @@ read at both colour schemes, hovering and clicking what a reader would.  Every p
 
 from __future__ import annotations
 
-import re
 import shutil
 from pathlib import Path
 
@@ -18,10 +17,11 @@ import pytest
 import yaml
 
 from conftest import ROOT, mkdocs, write_project
-from serving import chromium, playwright_or_skip, serve
+from serving import OFF_LOCALHOST, playwright_or_skip, serve
 from site_fixture import fixture_config
 
 pytestmark = pytest.mark.browser
+pytest_plugins = ["browser_fixtures"]  # its session fixture: one Chromium
 
 
 playwright_or_skip()
@@ -127,18 +127,12 @@ def sites(tmp_path_factory):
     return project, tmp / "published", tmp / "preview", published.stderr
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as launched:
-        yield launched
-
-
 class Reader:
     """A browser tab at one colour scheme that records every dialog a page opens."""
 
     def __init__(self, browser, scheme: str):
         self.context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
-        self.context.route(re.compile(r"^https?://(?!127\.0\.0\.1)"), lambda route: route.abort())
+        self.context.route(OFF_LOCALHOST, lambda route: route.abort())
         self.page = self.context.new_page()
         self.page.set_default_timeout(10_000)
         self.dialogs: list[str] = []
