@@ -9,18 +9,16 @@ hook in ``hooks/`` maps MkDocs events onto it.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import logging
 import os
-import re
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from jinja2.sandbox import SandboxedEnvironment
 
-from glossary import parallel
+from glossary import build_work
+from glossary.entries import parallel
 from glossary.entries import lessons, lint
 from glossary.entries.model import Entry, EntryError, display_path, load_entries, parse_entry, read_entries
 from glossary.memo import Memo, data_signature, tree_signature
@@ -32,8 +30,6 @@ from measure import store
 from measure.results import Result
 
 
-_SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,199}$")
-_SITE_OWN = frozenset({"assets", "tags", "search", "plots", "glossary.json", "sitemap.xml", "404.html"})
 
 
 @dataclass
@@ -120,10 +116,10 @@ class GlossaryBuild:
         self.lesson_catalog = self.settings.load_catalog()
         if self.memo is not None:
             context = self._assess_context()
-            outcomes = [_judged((self.policy, self.lesson_catalog), entry, memo=self.memo, context_key=context)
+            outcomes = [build_work.judged((self.policy, self.lesson_catalog), entry, memo=self.memo, context_key=context)
                         for entry in self.entries.values()]
         else:
-            outcomes = parallel.each(_judged, list(self.entries.values()), (self.policy, self.lesson_catalog),
+            outcomes = parallel.each(build_work.judged, list(self.entries.values()), (self.policy, self.lesson_catalog),
                                      self.settings.workers)
         for slug, outcome in zip(list(self.entries), outcomes):
             if isinstance(outcome, store.StoreError):
@@ -334,7 +330,7 @@ class GlossaryBuild:
             context = self._page_inputs()
 
             def page_of() -> str:
-                return _entry_page(context, slug, env)
+                return build_work.entry_page(context, slug, env)
 
             if self.memo is not None:
                 markdown = self.memo.keep("page", slug, self._pages_context(), page_of)
@@ -344,11 +340,11 @@ class GlossaryBuild:
             return markdown
         return None
 
-    def _page_inputs(self) -> "_PageInputs":
-        return _PageInputs(self.settings.templates_dir, self.models, self.hidden, self.lesson_catalog,
+    def _page_inputs(self) -> "build_work.PageInputs":
+        return build_work.PageInputs(self.settings.templates_dir, self.models, self.hidden, self.lesson_catalog,
                            self.lessons_by_day, self.matcher or self.terms)
 
-    def _entry_pages(self, context: "_PageInputs") -> dict[str, str]:
+    def _entry_pages(self, context: "build_work.PageInputs") -> dict[str, str]:
         """A plain build's entry pages, rendered at once on every core where a pool is worth it (the
         first page MkDocs asks for renders them all; each is handed out once).  Empty where a pool is not
         worth it: each page is then rendered when MkDocs asks for it."""
@@ -356,8 +352,8 @@ class GlossaryBuild:
             slugs = [s for s in self.models if self.shown(s)]
             pooled = parallel.workers_for(len(slugs), self.settings.workers) > 1
             if pooled:  # a forked worker starts with this build's environment, its templates compiled
-                _worker_envs[context.templates_dir] = self.env
-            self._pages = dict(zip(slugs, parallel.each(_entry_page, slugs, context, self.settings.workers))) \
+                build_work.share_env(context.templates_dir, self.env)
+            self._pages = dict(zip(slugs, parallel.each(build_work.entry_page, slugs, context, self.settings.workers))) \
                 if pooled else {}
         return self._pages
 
@@ -389,36 +385,10 @@ class GlossaryBuild:
                 f"shows {'it' if held == 1 else 'them'} as drafts")
 
     def prune_stale(self, site_dir: Path) -> list[str]:
-        """Remove from ``site_dir`` the pages and files of every entry this build does not show that an
-        earlier build wrote (those in its manifest, and any entry of this build left out), then write
-        this build's manifest.  MkDocs' `--dirty` build keeps site/'s old files, so without this a page
-        whose review went stale would stay published.  Returns, in words, what could not be removed:
-        the hook fails the build naming it."""
+        """Remove from ``site_dir`` what an earlier build wrote of entries this one does not show (MkDocs'
+        `--dirty` keeps old files: a page whose review went stale would stay); what could not be removed."""
         shown = {m.entry.slug for m in self.shown_models()} | set(self.broken)
-        gone = (pagefiles.read_manifest(site_dir) | set(self.entries)) - shown
-        failed = []
-        for slug in sorted(s for s in gone if _SLUG.match(s) and s not in _SITE_OWN):
-            for target in (site_dir / slug, site_dir / f"{slug}.html"):
-                try:
-                    if target.is_symlink() or target.is_file():
-                        target.unlink()
-                    elif target.is_dir():
-                        shutil.rmtree(target)
-                    else:
-                        continue
-                except OSError as err:
-                    failed.append(f"{display_path(target)} (entry {slug!r}, not shown by this build): "
-                                  f"{err.strerror or err}; remove it, or build without --dirty")
-                    continue
-                self.log.info("removed %s: the entry %r is not shown by this build", display_path(target), slug)
-        try:
-            site_dir.mkdir(parents=True, exist_ok=True)
-            (site_dir / pagefiles.MANIFEST).write_text(json.dumps({"format": 1, "entries": sorted(shown)}) + "\n",
-                                             encoding="utf-8")
-        except OSError as err:
-            failed.append(f"{display_path(site_dir / pagefiles.MANIFEST)}: cannot write the list of this build's pages "
-                          f"({err.strerror or err}), so a later --dirty build could not remove them")
-        return failed
+        return pagefiles.prune(site_dir, shown, set(self.entries), self.log)
 
     def leak_check(self, site_dir: Path, site_url: str | None = None) -> list[str]:
         """Where site_dir carries a refused entry's own traces (``glossary.site.leaks``, by identity:
@@ -428,45 +398,3 @@ class GlossaryBuild:
         return leaks.find(site_dir, self.refused, [m.entry for m in self.shown_models()],
                           self.rendered.values(), site_url)
 
-
-def _judged(context: tuple[trust_mod.Trust, dict], entry: Entry, memo: Memo | None = None,
-            context_key: str = "") -> tuple[assess.Assessment, list[lint.Finding]] | store.StoreError:
-    """One entry judged with its recorded results, and the figures its body types by hand (lint):
-    what ``load`` asks of every entry, on every core (``glossary.parallel``).  A results file that
-    cannot be used is returned, and the build stops on the first in the entries' order."""
-    policy, catalog = context
-    try:
-        if memo is not None:
-            judged = memo.keep("assessment", entry.slug, context_key,
-                               lambda: assess.assess_recorded(entry, policy, catalog))
-        else:
-            judged = assess.assess_recorded(entry, policy, catalog)
-    except store.StoreError as err:
-        return err
-    return judged, lint.unbound_figures(entry)
-
-
-@dataclass(frozen=True)
-class _PageInputs:
-    """What an entry's page is rendered from besides its model: the site around it."""
-
-    templates_dir: Path
-    models: dict[str, page.PageModel]
-    hidden: frozenset[str]
-    catalog: dict
-    by_day: dict
-    terms: tooltips.Matcher | list[tooltips.Term]
-
-
-# A pool worker's template environment, made once (inherited from the build where the pool forks).
-_worker_envs: dict[Path, SandboxedEnvironment] = {}
-
-
-def _entry_page(context: _PageInputs, slug: str, env: SandboxedEnvironment | None = None) -> str:
-    """The Markdown of a shown entry's page, its tooltip table appended (in a worker: ``glossary.parallel``)."""
-    if env is None:
-        env = _worker_envs.get(context.templates_dir) or _worker_envs.setdefault(
-            context.templates_dir, render.make_env(context.templates_dir))
-    markdown = render.render_entry(env, context.models[slug], hidden=context.hidden, catalog=context.catalog,
-                                   by_day=context.by_day)
-    return tooltips.append(markdown, context.terms, slug)

@@ -76,7 +76,7 @@ OPTIONS: dict[str, Option] = {
     "measure": Option("measure", "GLOSSARY_MEASURE", _choice(MEASURE_MODES), "auto"),
     "gpus": Option("gpus", "GLOSSARY_GPUS", str, "all"),
     "deadline_s": Option("deadline_s", "GLOSSARY_DEADLINE", _seconds, 1800.0),
-    # Processes that parse, judge, render and draw the entries (glossary.parallel): auto, one a core.
+    # Processes that parse, judge, render and draw the entries (glossary.entries.parallel): auto, one a core.
     "workers": Option("workers", "GLOSSARY_WORKERS", _workers, "auto"),
     "trust": Option("trust", "GLOSSARY_TRUST", _choice(trust_mod.MODES), "signed"),
     "templates_dir": Option("templates", None, str, "templates"),
@@ -104,7 +104,7 @@ class Settings:
     lessons_file: Path | None = None    # the lesson catalogue (glossary.entries.lessons)
     gpus: str = "all"                   # which GPUs measure (glossary.measuring.pool.select_gpus)
     deadline_s: float = 1800.0          # per entry; a measurement past it is killed and recorded as failed
-    workers: int | None = None          # processes for the per-entry work (glossary.parallel); None: a core each
+    workers: int | None = None          # processes for the per-entry work (glossary.entries.parallel); None: a core each
     cache_dir: Path | None = None       # plots kept between builds (glossary.site.plots.PlotCache)
     trust: str = "signed"               # glossary.verdicts.trust: "signed" or "names"
     trust_root: Path | None = None      # the folder the trust files are relative to (mkdocs.yml's)

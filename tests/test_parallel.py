@@ -1,4 +1,4 @@
-"""The per-entry work on every core (glossary.parallel): the same results, in the same order, as one process."""
+"""The per-entry work on every core (glossary.entries.parallel): the same results, in the same order, as one process."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pickle
 import pytest
 
 from conftest import ROOT
-from glossary import parallel
+from glossary.entries import parallel
 from glossary.build import GlossaryBuild
 from glossary.entries.errors import EntryError, EntryErrors
 from glossary.settings import GlossaryError, Settings

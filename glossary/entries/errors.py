@@ -15,7 +15,7 @@ class EntryError(Exception):
         self.key = key
         self.message = message
 
-    def __reduce__(self):  # a worker's error reaches the build as it was raised (glossary.parallel)
+    def __reduce__(self):  # a worker's error reaches the build as it was raised (glossary.entries.parallel)
         return (type(self), (self.path, self.key, self.message))
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 
-from glossary import parallel
+from glossary.entries import parallel
 from glossary.entries import images
 from glossary.entries.errors import EntryError, EntryErrors
 from glossary.entries.frontmatter import split_front_matter
@@ -304,7 +304,7 @@ def read_entries(entries_dir: Path, today: dt.date | None = None,
                  workers: int | None = 1) -> tuple[dict[str, Entry], list[EntryError]]:
     """Every entries/*.md (except index.md) that parses, and an error for each that does not (or names
     a related slug that is no entry).  ``parse`` stands in for ``parse_entry`` (mkdocs serve's cache);
-    ``workers`` processes parse the files (``glossary.parallel.each``; None: one a core)."""
+    ``workers`` processes parse the files (``glossary.entries.parallel.each``; None: one a core)."""
     entries = {}
     errors: list[EntryError] = []
     paths = [p for p in sorted(entries_dir.glob("*.md")) if p.name != "index.md"]

@@ -155,7 +155,7 @@ def drawn_ahead(views: list[DeviceView], cache: PlotCache | None, workers: int |
                 ) -> dict[int, bytes]:
     """Each view's plot (by ``id`` of the view), drawn on every core where a pool is worth it, through
     ``cache`` (its counts updated) where there is one; empty where a pool is not worth it."""
-    from glossary import parallel
+    from glossary.entries import parallel
 
     if parallel.workers_for(len(views), workers) == 1:
         return {}
