@@ -27,9 +27,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-import jinja2
-import jinja2.bccache
-
 MAX_FILES = 20_000  # files stat'ed for one signature: past it the signature is "unknown" (no reuse)
 
 
@@ -130,7 +127,9 @@ class Memo:
         """A Jinja bytecode cache for the theme's environment, which MkDocs makes anew for every
         rebuild: Material's templates are compiled once per `serve`, not once per edit."""
         if self.bytecode is None:
-            self.bytecode = _Bytecode()
+            from glossary.site import bytecode
+
+            self.bytecode = bytecode.in_memory()
         return self.bytecode
 
     # -- the log ---------------------------------------------------------------------
@@ -142,18 +141,3 @@ class Memo:
         return self.builds <= 1 or line not in self.said
 
 
-
-class _Bytecode(jinja2.BytecodeCache):
-    """Jinja's ``BytecodeCache`` in memory: a template's code is kept under its name and file, and used
-    again only for the same source (Jinja's checksum of it)."""
-
-    def __init__(self) -> None:
-        self.code: dict[str, tuple[str, Any]] = {}
-
-    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        held = self.code.get(bucket.key)
-        if held is not None and held[0] == bucket.checksum:
-            bucket.code = held[1]
-
-    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        self.code[bucket.key] = (bucket.checksum, bucket.code)

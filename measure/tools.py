@@ -54,3 +54,11 @@ def user_cache() -> Path:
     """The user's cache folder of this project ($XDG_CACHE_HOME/glossary, else ~/.cache/glossary):
     outside every repository, so nothing a pull request commits lands in it."""
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "glossary"
+
+
+def cores() -> int:
+    """The cores this process may run on (its affinity where the platform tells it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1

@@ -16,8 +16,9 @@ what is to be said and the caller says it.
 
 from __future__ import annotations
 
-import os
 from typing import Any, Callable, Sequence, TypeVar
+
+from measure import tools
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -28,18 +29,10 @@ MIN_ITEMS = 48  # below it a pool's start (about 0.1 s a worker) is more than it
 _context: Any = None  # in a worker: the context its pool was started with
 
 
-def cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
-
-
 def workers_for(n_items: int, workers: int | None = None) -> int:
     """How many processes run ``n_items`` items: 1 (here) where a pool is not worth it, else up
     to ``workers`` (None: one per core), never more than the items in chunks of ``MIN_ITEMS / 2``."""
-    limit = cores() if workers is None else workers
+    limit = tools.cores() if workers is None else workers
     if limit <= 1 or n_items < MIN_ITEMS:
         return 1
     return max(1, min(limit, n_items // (MIN_ITEMS // 2)))

@@ -7,6 +7,8 @@ template's code under its name and file, and uses it again only for the same sou
 and the same Python.  The folder is named by the environment's kind and Jinja's version, so code
 compiled by one environment or release is never loaded by another.
 
+Under `mkdocs serve` the code is kept in memory instead (``in_memory``, held by ``glossary.memo``).
+
 The cache lives in the user's cache (``$XDG_CACHE_HOME/glossary/templates``), never in the project:
 compiled code in the repository could be committed by the author of a pull request, and every
 build would then run it.  Where the folder cannot be made, nothing is cached.
@@ -14,7 +16,10 @@ build would then run it.  Where the folder cannot be made, nothing is cached.
 
 from __future__ import annotations
 
+from typing import Any
+
 import jinja2
+import jinja2.bccache
 
 from measure.tools import user_cache
 
@@ -28,3 +33,24 @@ def cache_for(kind: str) -> jinja2.BytecodeCache | None:
     except OSError:
         return None
     return jinja2.FileSystemBytecodeCache(str(folder))
+
+
+def in_memory() -> jinja2.BytecodeCache:
+    """A bytecode cache held in this process (one `serve`'s rebuilds)."""
+    return _InMemory()
+
+
+class _InMemory(jinja2.BytecodeCache):
+    """Jinja's ``BytecodeCache`` in memory: a template's code is kept under its name and file, and used
+    again only for the same source (Jinja's checksum of it)."""
+
+    def __init__(self) -> None:
+        self.code: dict[str, tuple[str, Any]] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        held = self.code.get(bucket.key)
+        if held is not None and held[0] == bucket.checksum:
+            bucket.code = held[1]
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self.code[bucket.key] = (bucket.checksum, bucket.code)

@@ -10,11 +10,12 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
-import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, TypeVar
 
 import numpy as np
+
+from measure import tools
 
 T = TypeVar("T")
 
@@ -58,11 +59,7 @@ def chunk_bounds(count: int, chunk: int | None = None) -> list[tuple[int, int]]:
 
 def workers(jobs: int) -> int:
     """Threads for ``jobs`` chunks: one per core this process may use, at most one per chunk."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    return max(1, min(jobs, cores))
+    return max(1, min(jobs, tools.cores()))
 
 
 def map_chunks(fn: Callable[[int, int], T], count: int, chunk: int | None = None) -> list[T]:
