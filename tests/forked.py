@@ -11,8 +11,10 @@ warnings filters a fresh interpreter has, the command-line loggers' handlers, ev
 function of the glossary's and the harness's modules.
 
 A command whose environment changes how Python itself starts (a ``PYTHON*`` variable that differs
-from the test's) runs as a real subprocess instead, and so does every command where fork is not
-available or ``GLOSSARY_TESTS_FORK=0`` is set.
+from the test's) runs as a real subprocess instead, and so does every command once the test's process
+has loaded CUDA (the GPU probe does, on a GPU node: a forked child cannot use a CUDA context made
+before the fork, and its builds measured nothing), and every command where fork is not available or
+``GLOSSARY_TESTS_FORK=0`` is set.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from pathlib import Path
 # The filters a fresh interpreter starts with, read before pytest installs any of its own.
 _FRESH_FILTERS = list(warnings.filters)
 _MODULES = ("mkdocs", "glossary.cli")
+_CUDA = ("pycuda", "pycuda.driver", "cuda.bindings", "cuda")  # loaded by the suite's GPU probe, on a GPU node
 _POLL_S = 0.005
 
 
@@ -67,6 +70,8 @@ def run_module(module: str, args: list[str], *, cwd: Path, env: dict[str, str],
 def _can_fork(module: str, env: dict[str, str]) -> bool:
     if module not in _MODULES or not hasattr(os, "fork") or os.environ.get("GLOSSARY_TESTS_FORK") == "0":
         return False
+    if any(name in sys.modules for name in _CUDA):  # CUDA's state does not survive a fork: the GPU
+        return False                              # probe loaded it, so a measuring build needs a fresh process
     startup = {k for k in set(env) | set(os.environ) if k.startswith("PYTHON")}
     return all(env.get(k) == os.environ.get(k) for k in startup)
 
