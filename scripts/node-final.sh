@@ -14,7 +14,8 @@ out=${1:?out dir}; shift
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1 NO_MKDOCS_2_WARNING=1 COLUMNS=160
 export PATH="$PATH:$(dirname "$(readlink -f /usr/local/cuda/bin/nvcc)")"   # cuobjdump for sass claims
-python3 -m glossary.cli node init --name "nvidia-h200-node-$(date -u +%Y-%m-%d-%H%M)" > "$out/node.allowed_signers" 2>&1
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr "A-Z" "a-z" | grep -oE "[a-z][0-9]+" | head -1)
+python3 -m glossary.cli node init --name "nvidia-${gpu:-gpu}-node-$(date -u +%Y-%m-%d-%H%M)" > "$out/node.allowed_signers" 2>&1
 { nvidia-smi --query-gpu=name,driver_version --format=csv; date -u; } > "$out/measure.log" 2>&1
 timeout "${MEASURE_TIMEOUT:-240}" python3 -m glossary.cli measure ${MEASURE_ARGS:-} --deadline "${DEADLINE:-120}" "$@" >> "$out/measure.log" 2>&1
 echo "measure exit $?" >> "$out/measure.log"
