@@ -9,6 +9,7 @@ hook in ``hooks/`` maps MkDocs events onto it.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
 import os
 from dataclasses import dataclass, field
@@ -28,8 +29,6 @@ from glossary.verdicts import assess, gate
 from glossary.verdicts import trust as trust_mod
 from measure import store
 from measure.results import Result
-
-
 
 
 @dataclass
@@ -114,8 +113,8 @@ class GlossaryBuild:
             measurer(list(self.entries.values()))
         self.policy = self.settings.load_trust()
         self.lesson_catalog = self.settings.load_catalog()
+        context = self._assess_context() if self.memo is not None else ""
         if self.memo is not None:
-            context = self._assess_context()
             outcomes = [build_work.judged((self.policy, self.lesson_catalog), entry, memo=self.memo, context_key=context)
                         for entry in self.entries.values()]
         else:
@@ -130,16 +129,16 @@ class GlossaryBuild:
             self.assessments[slug], self.results[slug], self.verdicts[slug] = judged, judged.results, judged.verdict
         for slug, entry in self.entries.items():
             related = tuple(self.entries[s] for s in entry.meta.related if self.shown(s))
-            self.models[slug] = page.PageModel.of(self.assessments[slug], related, self.settings.preview)
+            model = functools.partial(page.PageModel.of, self.assessments[slug], related, self.settings.preview)
+            self.models[slug] = model() if self.memo is None else self.memo.keep(
+                "model", slug, self.memo.context_with(related, context, self.settings.preview), model)
         self.terms = tooltips.terms([m.entry for m in self.shown_models()])
         self.matcher = tooltips.Matcher(self.terms)
         self.lessons_by_day = lessons.entries_by_day([m.entry for m in self.shown_models()])
         self.hidden = frozenset(s for s in self.entries if not self.shown(s))
         self._report()
-        if self.memo is not None and self.memo.builds > 1:
-            total = len(self.entries) + len(self.broken)
-            self.log.info("rebuilt: %d of %d entr%s changed; what the log said before holds for the rest",
-                          total - self.memo.reused, total, "y" if total == 1 else "ies")
+        if self.memo is not None and (line := self.memo.rebuilt(len(self.entries) + len(self.broken))):
+            self.log.info("%s", line)
 
     def _load_serving(self, problems: list[str]) -> None:
         """`mkdocs serve`: entries through the memo, and an entry whose file does not parse is shown as its

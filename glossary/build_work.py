@@ -33,6 +33,8 @@ def judged(context: tuple[trust_mod.Trust, dict], entry: Entry, memo: Memo | Non
             judged = assess.assess_recorded(entry, policy, catalog)
     except store.StoreError as err:
         return err
+    if memo is not None:  # the lint reads the entry alone
+        return judged, memo.keep("figure lint", entry.slug, "", lambda: lint.unbound_figures(entry))
     return judged, lint.unbound_figures(entry)
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,6 +76,9 @@ class Memo:
     said: set[str] = field(default_factory=set)                          # what the last build logged
     saying: set[str] = field(default_factory=set)                        # what this build logs
     bytecode: Any = None                                                 # the theme's compiled templates
+    render_context: str | None = None                                    # this rebuild's (site_changed)
+    renders: dict[str, tuple[str, Any]] = field(default_factory=dict)    # src_uri -> (key, _Rendered)
+    searched: dict[str, tuple[str, list]] = field(default_factory=dict)  # url -> (key, search index entries)
     builds: int = 0
     reused: int = 0                                                          # this rebuild's entries from the memo
 
@@ -84,6 +88,13 @@ class Memo:
         self.reused = 0
         self.entry_keys = {}
         self.said, self.saying = self.saying, set()
+
+    def rebuilt(self, total: int) -> str | None:
+        """A rebuild's one line on what it did again (None for the first build)."""
+        if self.builds <= 1:
+            return None
+        return (f"rebuilt: {total - self.reused} of {total} entr{'y' if total == 1 else 'ies'} changed; "
+                "what the log said before holds for the rest")
 
     # -- entries ---------------------------------------------------------------------
 
@@ -115,6 +126,11 @@ class Memo:
         self.made[(kind, slug)] = (key, value)
         return value
 
+    def context_with(self, entries, *context: Any) -> str:
+        """``context`` and ``entries`` as this rebuild has them: for work that reads other entries
+        (an entry's page model reads its related entries)."""
+        return data_signature([list(context), [(e.slug, self.entry_keys.get(e.slug, "")) for e in entries]])
+
     def env(self, templates: Path, make: Callable[[], Any]) -> Any:
         """The template environment of ``templates``, made once while the folder is as it was (Jinja
         compiles each template once per environment; Material's are MkDocs' own)."""
@@ -132,6 +148,57 @@ class Memo:
             self.bytecode = bytecode.in_memory()
         return self.bytecode
 
+    # -- MkDocs' own per-page work ----------------------------------------------------
+
+    def site_changed(self, config, files) -> None:
+        """This rebuild's files are known: what every page's render depends on besides its own
+        Markdown (the Markdown settings and every file's place), or None where a Markdown extension
+        of the project's may read more than that (its pages are rendered every time)."""
+        self.render_context = render_context(config, files)
+
+    def reuse_render(self, page) -> None:
+        """Make ``page``'s render (Markdown to HTML, MkDocs' ``Page.render``, which MkDocs calls right after
+        the page's ``on_page_markdown``) reuse the last rebuild's while the page's final Markdown, its
+        place and the render context are as they were; its WARNINGs are logged again, as MkDocs logged
+        them.  This page object only: MkDocs makes new ones each rebuild."""
+        context = self.render_context
+        if context is None:
+            return
+        original, src = page.render, page.file.src_uri
+
+        def render(config, files) -> None:
+            key = data_signature([context, src, page.url, page.markdown])
+            held = self.renders.get(src)
+            if held is not None and held[0] == key:
+                held[1].restore(page, files)
+                return
+            with _Warnings() as said:
+                original(config, files)
+            self.renders[src] = (key, _Rendered.of(page, said.records))
+
+        page.render = render
+
+    def reuse_search(self, config) -> None:
+        """Material's search plugin parses every page's HTML again each rebuild: its index entries of a
+        page are reused while the page's HTML, place, table of contents and front-matter are as they were."""
+        for plugin in config.plugins.values():
+            index = getattr(plugin, "search_index", None)
+            if type(index).__module__ != "material.plugins.search.plugin":
+                continue
+            add, entries = index.add_entry_from_context, index.entries
+
+            def cached(page, add=add, entries=entries) -> None:
+                key = data_signature([page.url, page.title, page.content, page.meta, _toc(page.toc)])
+                held = self.searched.get(page.url)
+                if held is not None and held[0] == key:
+                    entries.extend(dict(e) for e in held[1])
+                    return
+                start = len(entries)
+                add(page)
+                self.searched[page.url] = (key, [dict(e) for e in entries[start:]])
+
+            index.add_entry_from_context = cached
+
     # -- the log ---------------------------------------------------------------------
 
     def fresh(self, line: str) -> bool:
@@ -141,3 +208,85 @@ class Memo:
         return self.builds <= 1 or line not in self.said
 
 
+
+
+# Python-Markdown's and PyMdown's extensions whose HTML is a function of the page's Markdown, its place
+# and the site's files alone, and the glossary's own.  A project's mkdocs.yml may list others (snippets
+# and b64 read files the key does not see): then no page's render is reused.
+PURE_EXTENSIONS = frozenset({
+    "abbr", "admonition", "attr_list", "def_list", "fenced_code", "footnotes", "md_in_html", "tables", "toc",
+    "sane_lists", "smarty", "nl2br", "wikilinks", "meta", "legacy_attrs", "legacy_em", "codehilite", "extra",
+    *(f"markdown.extensions.{n}" for n in ("abbr", "admonition", "attr_list", "def_list", "fenced_code", "footnotes",
+                                           "md_in_html", "tables", "toc", "sane_lists", "smarty", "nl2br",
+                                           "codehilite", "extra", "meta")),
+    *(f"pymdownx.{n}" for n in ("arithmatex", "betterem", "blocks.admonition", "blocks.details", "blocks.tab",
+                                "blocks.html", "blocks.definition", "caret", "critic", "details", "emoji",
+                                "escapeall", "highlight", "inlinehilite", "keys", "mark", "saneheaders",
+                                "smartsymbols", "superfences", "tabbed", "tasklist", "tilde", "fancylists",
+                                "progressbar", "striphtml")),
+    "glossary.site.tooltip_html", "glossary.site.headings", "glossary.site.tooltips",
+})
+
+
+def render_context(config, files) -> str | None:
+    """What a page's render reads besides its Markdown and place: the Markdown settings and every file's
+    source path and URL; None where an extension is not known to read nothing else."""
+    names = []
+    for extension in config["markdown_extensions"]:
+        name = extension if isinstance(extension, str) else type(extension).__module__
+        if name not in PURE_EXTENSIONS:
+            return None
+        names.append(extension if isinstance(extension, str) else
+                     [name, type(extension).__qualname__, repr(sorted(extension.getConfigs().items()))])
+    places = sorted((f.src_uri, f.url) for f in files)
+    return data_signature([names, config["mdx_configs"], config["use_directory_urls"],
+                           repr(config.get("validation")), places])
+
+
+def _toc(toc) -> list:
+    return [[item.id, item.title, item.level, _toc(item.children)] for item in toc]
+
+
+class _Warnings(logging.Handler):
+    """The WARNINGs MkDocs logs while it renders one page (a link to no page, an anchor not found)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+    def __enter__(self) -> "_Warnings":
+        logging.getLogger("mkdocs").addHandler(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        logging.getLogger("mkdocs").removeHandler(self)
+
+
+@dataclass
+class _Rendered:
+    """What MkDocs' ``Page.render`` leaves on a page, and what it logged."""
+
+    content: str
+    toc: Any
+    title: str | None
+    anchors: set[str] | None
+    links: dict[str, dict[str, str]] | None  # linked file's src_uri -> {anchor: link}
+    said: list[logging.LogRecord]
+
+    @classmethod
+    def of(cls, page, said: list[logging.LogRecord]) -> "_Rendered":
+        links = getattr(page, "links_to_anchors", None)
+        return cls(page.content, page.toc, getattr(page, "_title_from_render", None),
+                   set(page.present_anchor_ids) if page.present_anchor_ids is not None else None,
+                   None if links is None else {f.src_uri: dict(v) for f, v in links.items()}, said)
+
+    def restore(self, page, files) -> None:
+        page.content, page.toc, page._title_from_render = self.content, self.toc, self.title
+        page.present_anchor_ids = None if self.anchors is None else set(self.anchors)
+        if self.links is not None:
+            page.links_to_anchors = {files.get_file_from_path(src): dict(v) for src, v in self.links.items()}
+        for record in self.said:
+            logging.getLogger(record.name).handle(record)

@@ -57,6 +57,8 @@ class _Adapter:
                                   (headings, headings.HeadingIdExtension)):
             if not any(isinstance(e, extension) or e == module.__name__ for e in config.markdown_extensions):
                 config.markdown_extensions.append(extension())
+        if self.memo is not None:  # serve: an unchanged page's search entries are kept (glossary.memo)
+            self.memo.reuse_search(config)
         return config
 
     def on_files(self, files: Files, config) -> Files:
@@ -77,6 +79,8 @@ class _Adapter:
         return self._after_files(files, config)
 
     def _after_files(self, files: Files, config) -> Files:
+        if self.memo is not None:  # serve: an unchanged page's render is kept (glossary.memo)
+            self.memo.site_changed(config, files)
         self.sitemap_locations = self._sitemap_locations(files, config)
         drawn = (files.get_file_from_path(p) for p in sitefiles.plot_paths(self.build.shown_models()))
         self.plot_urls = {f.url for f in drawn if f is not None}
@@ -102,6 +106,8 @@ class _Adapter:
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
         meta = self.read_meta.pop(page.file.src_uri, None)
         page.meta = render.safe_meta(page.meta if meta is None else meta)  # the theme prints title and author unescaped
+        if self.memo is not None:
+            self.memo.reuse_render(page)
         if self.rendered:  # rendered by the render stage already, as every builder reads it
             return markdown
         try:

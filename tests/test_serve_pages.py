@@ -1,0 +1,123 @@
+"""`mkdocs serve` keeps MkDocs' own per-page work between rebuilds (glossary.memo, issue 34): an
+unchanged page is neither rendered from Markdown nor parsed for the search index again, and the site
+a rebuild writes is byte for byte the site a first build of the same files writes."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+from material.plugins.search import plugin as search_plugin
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+from mkdocs.structure import pages
+
+from conftest import write_project
+
+ENTRY = """\
+---
+title: {title}
+summary: The {title} term, in one sentence.
+related: [{related}]
+author: pending
+reviewer: pending
+---
+Prose about {title}, which is not {other}.
+
+## A section {{: #{slug}-section }}
+
+More about [{other}]({other_slug}.md#{other_slug}-section).
+"""
+
+ENTRIES = {
+    "alpha": dict(title="Alpha", related="beta", other="Beta", slug="alpha", other_slug="beta"),
+    "beta": dict(title="Beta", related="alpha", other="Gamma", slug="beta", other_slug="gamma"),
+    "gamma": dict(title="Gamma", related="alpha", other="Alpha", slug="gamma", other_slug="alpha"),
+}
+
+
+@pytest.fixture
+def project(tmp_path):
+    made = write_project(tmp_path, {slug: ENTRY.format(**fields) for slug, fields in ENTRIES.items()})
+    # a link to no page: MkDocs warns of it while it renders beta's Markdown
+    beta = made / "entries" / "beta.md"
+    beta.write_text(beta.read_text() + "\nSee [the missing page](missing.md).\n")
+    return made
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """How many pages MkDocs rendered from Markdown, and how many Material's search parsed."""
+    seen = {"render": [], "search": []}
+    render, add = pages.Page.render, search_plugin.SearchIndex.add_entry_from_context
+
+    def counting_render(self, config, files):
+        seen["render"].append(self.file.src_uri)
+        return render(self, config, files)
+
+    def counting_add(self, page):
+        seen["search"].append(page.file.src_uri)
+        return add(self, page)
+
+    monkeypatch.setattr(pages.Page, "render", counting_render)
+    monkeypatch.setattr(search_plugin.SearchIndex, "add_entry_from_context", counting_add)
+    return seen
+
+
+def serve_build(project: Path, first: bool, site: str = "site") -> None:
+    """One build as `mkdocs serve` makes it: the first starts the serve (a new memo), the others rebuild."""
+    config = load_config(str(project / "mkdocs.yml"), site_dir=str(project / site))
+    if first:
+        config.plugins.on_startup(command="serve", dirty=False)
+    build(config, serve_url="http://127.0.0.1:8000/")
+
+
+def site_files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def edit_prose(project: Path, slug: str, word: str) -> None:
+    path = project / "entries" / f"{slug}.md"
+    path.write_text(path.read_text().replace("Prose about", f"{word}. Prose about", 1))
+
+
+def test_a_prose_edit_renders_and_indexes_only_its_page_and_the_site_is_the_same(project, counted, caplog):
+    caplog.set_level(logging.WARNING, logger="mkdocs")
+
+    def missing_link_warnings() -> int:
+        return sum("missing.md" in r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING)
+
+    serve_build(project, first=True)
+    assert {"alpha.md", "beta.md", "gamma.md"} <= set(counted["render"])
+    assert missing_link_warnings() == 1
+    counted["render"].clear(), counted["search"].clear(), caplog.clear()
+    edit_prose(project, "alpha", "Quokka")
+    serve_build(project, first=False)
+    assert counted["render"] == ["alpha.md"]
+    assert counted["search"] == ["alpha.md"]
+    assert missing_link_warnings() == 1  # beta's, said again: `mkdocs serve --strict` still counts it
+    rebuilt = site_files(project / "site")
+    assert b"Quokka" in rebuilt["alpha/index.html"]
+
+    serve_build(project, first=True, site="fresh")  # a new serve of the same files: every page made anew
+    assert site_files(project / "fresh") == rebuilt
+
+
+def test_a_new_page_renders_every_page_again(project, counted):
+    serve_build(project, first=True)
+    counted["render"].clear()
+    (project / "entries" / "delta.md").write_text(ENTRY.format(title="Delta", related="alpha", other="Alpha",
+                                                               slug="delta", other_slug="alpha"))
+    serve_build(project, first=False)  # a link to delta.md now resolves: every page's links may change
+    assert {"alpha.md", "beta.md", "gamma.md", "delta.md"} <= set(counted["render"])
+
+
+def test_an_extension_that_reads_files_turns_the_reuse_off(project, counted):
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text().replace("markdown_extensions:\n", "markdown_extensions:\n  - pymdownx.snippets\n"))
+    serve_build(project, first=True)
+    counted["render"].clear()
+    edit_prose(project, "alpha", "Quokka")
+    serve_build(project, first=False)  # a snippet may have changed: nothing tells
+    assert {"alpha.md", "beta.md", "gamma.md"} <= set(counted["render"])
