@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 MAX_FILES = 20_000  # files stat'ed for one signature: past it the signature is "unknown" (no reuse)
+MAX_PURE = 4_096  # outputs ``Memo.pure`` holds (a page each, about)
 
 
 def tree_signature(*roots: Path) -> str:
@@ -79,6 +80,7 @@ class Memo:
     render_context: str | None = None                                    # this rebuild's (site_changed)
     renders: dict[str, tuple[str, Any]] = field(default_factory=dict)    # src_uri -> (key, _Rendered)
     searched: dict[str, tuple[str, list]] = field(default_factory=dict)  # url -> (key, search index entries)
+    outputs: dict[tuple, Any] = field(default_factory=dict)                # pure(): (function, text digest) -> output
     builds: int = 0
     reused: int = 0                                                          # this rebuild's entries from the memo
 
@@ -130,6 +132,16 @@ class Memo:
         """``context`` and ``entries`` as this rebuild has them: for work that reads other entries
         (an entry's page model reads its related entries)."""
         return data_signature([list(context), [(e.slug, self.entry_keys.get(e.slug, "")) for e in entries]])
+
+    def pure(self, make: Callable[[str], Any], text: str) -> Any:
+        """``make(text)`` for a pure ``make`` (the sanitizer), reused for the same text as long as the
+        serve runs; at most ``MAX_PURE`` texts are held."""
+        key = (make.__module__, make.__qualname__, hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest())
+        if key not in self.outputs:
+            if len(self.outputs) >= MAX_PURE:
+                self.outputs.clear()
+            self.outputs[key] = make(text)
+        return self.outputs[key]
 
     def env(self, templates: Path, make: Callable[[], Any]) -> Any:
         """The template environment of ``templates``, made once while the folder is as it was (Jinja

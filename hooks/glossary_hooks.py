@@ -119,7 +119,8 @@ class _Adapter:
     def on_page_content(self, html: str, page, config, files) -> str:
         # The author's raw HTML and attributes run nothing (sanitize); then only the plots the build
         # drew become <object>s, by where their file came from.
-        return plots.embed_plots(sanitize.clean(html), page.url, self.plot_urls)
+        clean = sanitize.clean(html) if self.memo is None else self.memo.pure(sanitize.clean, html)
+        return plots.embed_plots(clean, page.url, self.plot_urls)
 
     def on_env(self, env, config, files):
         # MkDocs makes the theme's environment anew for every build: Material's templates are compiled

@@ -14,6 +14,7 @@ from mkdocs.config import load_config
 from mkdocs.structure import pages
 
 from conftest import write_project
+from glossary.site import sanitize
 
 ENTRY = """\
 ---
@@ -48,9 +49,9 @@ def project(tmp_path):
 
 @pytest.fixture
 def counted(monkeypatch):
-    """How many pages MkDocs rendered from Markdown, and how many Material's search parsed."""
-    seen = {"render": [], "search": []}
-    render, add = pages.Page.render, search_plugin.SearchIndex.add_entry_from_context
+    """The pages MkDocs rendered from Markdown, Material's search parsed and the hook sanitized."""
+    seen = {"render": [], "search": [], "clean": []}
+    render, add, clean = pages.Page.render, search_plugin.SearchIndex.add_entry_from_context, sanitize.clean
 
     def counting_render(self, config, files):
         seen["render"].append(self.file.src_uri)
@@ -60,7 +61,12 @@ def counted(monkeypatch):
         seen["search"].append(page.file.src_uri)
         return add(self, page)
 
+    def counting_clean(html):
+        seen["clean"].append(html)
+        return clean(html)
+
     monkeypatch.setattr(pages.Page, "render", counting_render)
+    monkeypatch.setattr(sanitize, "clean", counting_clean)
     monkeypatch.setattr(search_plugin.SearchIndex, "add_entry_from_context", counting_add)
     return seen
 
@@ -91,11 +97,14 @@ def test_a_prose_edit_renders_and_indexes_only_its_page_and_the_site_is_the_same
     serve_build(project, first=True)
     assert {"alpha.md", "beta.md", "gamma.md"} <= set(counted["render"])
     assert missing_link_warnings() == 1
-    counted["render"].clear(), counted["search"].clear(), caplog.clear()
+    for seen in counted.values():
+        seen.clear()
+    caplog.clear()
     edit_prose(project, "alpha", "Quokka")
     serve_build(project, first=False)
     assert counted["render"] == ["alpha.md"]
     assert counted["search"] == ["alpha.md"]
+    assert len(counted["clean"]) == 1 and "Quokka" in counted["clean"][0]
     assert missing_link_warnings() == 1  # beta's, said again: `mkdocs serve --strict` still counts it
     rebuilt = site_files(project / "site")
     assert b"Quokka" in rebuilt["alpha/index.html"]
