@@ -108,3 +108,27 @@ def test_the_new_units_stay_linear_on_hostile_lines(tmp_path):
     _found(tmp_path, "nine hundred thousand " * 2000 + "\n" + "1 MiB of of of " * 2000 + "\n"
            + "L2 cache " * 3000 + "1e" * 3000 + "\n" + "如果" * 5000 + "3倍" * 3000)
     assert time.perf_counter() - started < 5
+
+
+def test_trying_only_where_a_figure_can_start_finds_what_the_full_scan_finds():
+    """``lint._figure_matches`` tries the figure pattern only at digits and word starts (issue 34): on
+    the real entries, the hostile corpus and mixtures of the tokens the patterns turn on, it finds
+    exactly the matches, kinds and spans of a scan that tries every character."""
+    import random
+
+    from conftest import ROOT
+
+    texts = [p.read_text(encoding="utf-8", errors="replace")
+             for folder in (ROOT / "entries", ROOT / "tests" / "hostile") for p in sorted(folder.rglob("*.md"))]
+    tokens = ["3", "3.5", "1,000", "1.1e4", " ", "-", "fold", "twenty", "-four", "hundred", "GB/s", "TB/秒", "x", "×",
+              "%", " of the peak", "L2", " cache", "50", "MiB", "an", "a", " thousand", " times", "ms", "µs", "W",
+              "kW", "H100", "sm_90", ".", "共享内存", "倍", "\n", "é", "FLOPS", "flops", " per second",
+              " bytes per element", "的", "٣", "_", "shared memory", "of"]
+    draw = random.Random(34)
+    texts += ["".join(draw.choice(tokens) for _ in range(draw.randint(1, 40))) for _ in range(3000)]
+    found = 0
+    for text in texts:
+        every = [(m.span(), m.lastgroup) for m in lint._REGEX.finditer(text)]
+        assert [(m.span(), m.lastgroup) for m in lint._figure_matches(text)] == every, text
+        found += len(every)
+    assert found > 200  # the texts do hold figures
