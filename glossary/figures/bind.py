@@ -17,6 +17,7 @@ import re
 
 import jinja2
 from jinja2 import nodes
+from jinja2.exceptions import SecurityError
 from jinja2.sandbox import SandboxedEnvironment
 
 from glossary.figures.cite import CITATION_BLOCKS, CITATION_NAMES, Citations
@@ -120,8 +121,8 @@ def render_body(body: str, devices: tuple[DeviceView, ...], bytes_by_variant: di
     def line(n: int) -> int:
         return first_line + n - 1
 
-    # Each {{ ... }} is preceded, once the body is known to hold only figures, by a marker that says
-    # which one renders next, so a figure without data is named once, with its text and its line.
+    # Each {{ ... }} is numbered in the order of the text (``at`` is told which one renders next), so a
+    # figure without data is named once, with its text and its line.
     outputs = [(line(masked.count("\n", 0, m.start()) + 1), " ".join(m.group(1).split()))
                for m in _OUTPUT.finditer(masked)]
     current = [-1]
@@ -156,10 +157,16 @@ def render_body(body: str, devices: tuple[DeviceView, ...], bytes_by_variant: di
                           f"{where} of the file); only {{{{ fig.<figure>(...) }}}}, {{{{ cite(...) }}}}, "
                           f"{{{{ nofig(...) }}}} and {{% call cite_table(...) %}} outside code are evaluated, "
                           f"so the body is shown as typed"]
-        env.globals["_glossary_at"] = at
-        marked = _OUTPUT.sub(lambda m, k=iter(range(len(outputs))): "{{ _glossary_at(%d) }}" % next(k) + m.group(0),
-                             masked)
-        rendered = unmask_code(env.from_string(marked).render(), codes)
+        figures = _figure_nodes(tree.body)
+        if len(figures) == len(outputs):  # each {{ ... }} is a figure: evaluated as parsed, nothing compiled
+            numbered = {id(node): k for k, node in enumerate(figures)}
+            text = _evaluate(env, tree.body, lambda node: at(numbered[id(node)]))
+        else:  # a {{ in a comment or a raw block: each figure is found by a marker, in a compiled template
+            env.globals["_glossary_at"] = at
+            marked = _OUTPUT.sub(lambda m, k=iter(range(len(outputs))): "{{ _glossary_at(%d) }}" % next(k) + m.group(0),
+                                 masked)
+            text = env.from_string(marked).render()
+        rendered = unmask_code(text, codes)
         if cited is not None:
             cited += citations.cited
         return rendered, problems
@@ -170,6 +177,50 @@ def render_body(body: str, devices: tuple[DeviceView, ...], bytes_by_variant: di
 
 
 _OUTPUT = re.compile(r"\{\{(.*?)\}\}", re.S)
+
+
+def _figure_nodes(body: list[nodes.Node]) -> list[nodes.Node]:
+    """The body's figures and citations ({{ ... }}), in the order of the text (``_not_figures`` passed it)."""
+    found = []
+    for node in body:
+        if isinstance(node, nodes.CallBlock):
+            found += _figure_nodes(node.body)
+        else:
+            found += [n for n in node.nodes if not isinstance(n, nodes.TemplateData)]
+    return found
+
+
+def _evaluate(env: SandboxedEnvironment, body: list[nodes.Node], at) -> str:
+    """The text a body that holds only figures and citations (``_not_figures`` passed it) renders to, as
+    the sandboxed template would render it: its text as parsed, each figure's value as ``str``, each
+    attribute through the sandbox's ``getattr`` and each call checked by its ``is_safe_callable``.
+    Compiling a body's template was most of the time a build spent on it (issue 34)."""
+    out = []
+    for node in body:
+        if isinstance(node, nodes.CallBlock):  # {% call cite_table(...) %}: its text is the caller's
+            out.append(str(_value(env, node.call, caller=lambda inner=node.body: _evaluate(env, inner, at))))
+            continue
+        for child in node.nodes:
+            if isinstance(child, nodes.TemplateData):
+                out.append(child.data)
+            else:
+                at(child)
+                out.append(str(_value(env, child)))
+    return "".join(out)
+
+
+def _value(env: SandboxedEnvironment, node: nodes.Node, **extra):
+    """A figure's expression: ``fig``, a citation's name, a constant, an attribute of one or a call of one."""
+    if isinstance(node, nodes.Const):
+        return node.value
+    if isinstance(node, nodes.Name):
+        return env.globals[node.name] if node.name in env.globals else env.undefined(name=node.name)
+    if isinstance(node, nodes.Getattr):
+        return env.getattr(_value(env, node.node), node.attr)
+    call = _value(env, node.node)
+    if not env.is_safe_callable(call):
+        raise SecurityError(f"{call!r} is not safely callable")
+    return call(*(a.value for a in node.args), **{k.key: k.value.value for k in node.kwargs}, **extra)
 
 
 class FigureProblem(str):
