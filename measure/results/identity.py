@@ -4,6 +4,7 @@ fingerprint and staleness, each defined once."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 from typing import Any, Literal
@@ -83,18 +84,27 @@ def canonical(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out = {}
         for f in dataclasses.fields(value):
-            item = getattr(value, f.name)
-            default = f.default if f.default is not dataclasses.MISSING else \
-                f.default_factory() if f.default_factory is not dataclasses.MISSING else dataclasses.MISSING
-            if default is not dataclasses.MISSING and _plain(canonical(item)) == _plain(canonical(default)):
+            item = canonical(getattr(value, f.name))
+            default = _canonical_default(type(value), f.name)
+            if default is not dataclasses.MISSING and _plain(item) == default:
                 continue
-            out[f.name] = canonical(item)
+            out[f.name] = item
         return out
     if isinstance(value, dict):
         return {k: canonical(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [canonical(v) for v in value]
     return value
+
+
+@functools.cache
+def _canonical_default(cls: type, name: str) -> Any:
+    """The field's default as ``_plain(canonical(...))`` sees it (MISSING where it has none): worked
+    out once per field, where it was worked out (a default made anew) for every field of every spec."""
+    f = next(f for f in dataclasses.fields(cls) if f.name == name)
+    default = f.default if f.default is not dataclasses.MISSING else \
+        f.default_factory() if f.default_factory is not dataclasses.MISSING else dataclasses.MISSING
+    return default if default is dataclasses.MISSING else _plain(canonical(default))
 
 
 def _plain(value: Any) -> Any:
