@@ -11,8 +11,16 @@ hook hands one ``Memo`` to each rebuild, and the build asks it first:
   the trust files, the lesson catalogue and the date are;
 - a rendered page is reused while its entry, the site's index (every entry's front-matter and verdict:
   what related lists, lessons, tooltips and drafts show of other entries) and the templates are;
+- a page's model (its assessment with the related entries it shows) and the figure lint are reused
+  while the entry, its related entries and the assessment's context are;
+- MkDocs' own work per page: a page's render from Markdown to HTML (``reuse_render``) is reused while
+  its final Markdown, its place, the Markdown settings and every file's place are (and not at all
+  where mkdocs.yml lists a Markdown extension that may read other files); Material's search entries of
+  a page (``reuse_search``) while its HTML, table of contents and front-matter are; the sanitized HTML
+  while the HTML is.  A rebuild writes byte for byte the site a fresh build of the same files writes;
 - a note (a draft's reasons) is said once: a rebuild logs what changed, and one line saying how many
-  entries changed; WARNINGs are logged by every build, so `--strict` still counts them.
+  entries changed; WARNINGs are logged by every build, so `--strict` still counts them (those MkDocs
+  logged while it rendered a page it now reuses are logged again).
 
 A plain `mkdocs build` has no memo and does all of it, as before.
 """
