@@ -64,16 +64,18 @@ def _try_entry(entry: Entry, compile_kernels: bool, started: Started | None) -> 
     reference = started.reference if started is not None else None
     if compiles is None:
         return _try_reference(entry, reference) if reference is not None else _try_reference(entry)
-    from glossary.sass_trial import compiles_wanted, sass_findings
+    sass = None
+    if any(claim.kind == "sass" for claim in spec.claims):  # the claims' judges are imported only for them
+        from glossary import sass_trial as sass
 
     with compiles, ThreadPoolExecutor(1, thread_name_prefix="trial reference") as one:
         answer = (one.submit(_try_reference, entry, reference) if reference is not None
                   else one.submit(_try_reference, entry))
-        for job in compiles_wanted(entry):  # begun now too, a few at a time
+        for job in sass.compiles_wanted(entry) if sass else []:  # begun now too, a few at a time
             compiles.start(*job)
         findings = answer.result() + _try_compile(entry, compiles)
-        if not findings:  # the compiled code against the sass claims, where cuobjdump is here
-            findings += [Finding(key, message) for key, message in sass_findings(entry, compiles)]
+        if not findings and sass:  # the compiled code against the sass claims, where cuobjdump is here
+            findings += [Finding(key, message) for key, message in sass.sass_findings(entry, compiles)]
     return findings
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from glossary.cli.common import Problems, cli, console, entries_dir_of, escape, lazy, usage
+from glossary.cli.common import Problems, cli, console, entries_dir_of, escape, lazy, quick_exit, usage
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -75,6 +75,7 @@ def check(ctx: click.Context, entries: tuple[str, ...], as_json: bool, strict: b
         }, indent=2))
     else:
         _print_check(reports, general, failing)
+    quick_exit()  # every pool, sandbox and scratch folder of the check is closed by now
     if failing:
         ctx.exit(1)
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -76,7 +78,33 @@ def cli(ctx: click.Context, entries_dir: Path) -> None:
 
 def main() -> None:
     """Entry point of the `glossary` script."""
-    cli(prog_name="glossary")
+    try:
+        cli(prog_name="glossary")
+    except SystemExit as done:
+        if _QUICK_EXIT and (done.code is None or isinstance(done.code, int)):
+            _exit_now(done.code or 0)
+        raise
+
+
+_QUICK_EXIT: list[bool] = []
+
+
+def quick_exit() -> None:
+    """Say that the command has written everything it will and holds nothing that must be closed (no
+    pool, no process, no temporary file): the `glossary` script then ends the process at once instead
+    of tearing the interpreter down, which frees every object one by one (0.15-0.2 s after a check of
+    an entry, the parsed results and the gate's tables: issue 34).  Commands run through ``cli``
+    itself (tests, CliRunner) are not affected."""
+    _QUICK_EXIT.append(True)
+
+
+def _exit_now(code: int) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`glossary check | head`): nothing more to say
+            pass
+    os._exit(code)
 
 
 def load_all(entries_dir: Path):
