@@ -54,6 +54,7 @@ def test_the_reference_s_sandbox_is_made_without_numpy_in_this_process():
 
 def test_check_starts_the_entry_s_code_before_its_other_checks(tmp_path, monkeypatch):
     entries, _ = _entry(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))  # no clean trial remembered
     order = []
     monkeypatch.setattr(trial_start, "start", lambda entry, compile_kernels=True: order.append("code") or None)
     monkeypatch.setattr(trial, "try_entry", lambda entry, started=None: order.append("trial") or [])
