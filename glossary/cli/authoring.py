@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from glossary.cli.common import Problems, cli, console, entries_dir_of, escape, lazy, quick_exit, usage
+from glossary.cli.common import (Problems, cli, console, entries_dir_of, escape, fewer_collections, lazy, quick_exit,
+                                 usage)
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -58,8 +59,9 @@ def check(ctx: click.Context, entries: tuple[str, ...], as_json: bool, strict: b
     """
     entries_dir = entries_dir_of(ctx)
     try:
-        only = checks.resolve_slugs(entries_dir, entries) if entries else None
-        reports, general = checks.inspect(entries_dir, only, run_code=True)
+        with fewer_collections():
+            only = checks.resolve_slugs(entries_dir, entries) if entries else None
+            reports, general = checks.inspect(entries_dir, only, run_code=True)
     except checks.CheckError as err:
         raise usage(ctx, err) from None
     problems = [p for r in reports for p in r.problems] + general

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import importlib
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,6 +37,23 @@ class lazy:  # noqa: N801 - reads as a module
 
     def __repr__(self) -> str:
         return f"<lazy module {self._name!r}>"
+
+
+@contextlib.contextmanager
+def fewer_collections() -> Iterator[None]:
+    """No cyclic garbage collection while a command builds what it keeps to its end.
+
+    A check parses every entry and its results into objects that live until the report is printed;
+    the collector's passes over them took 0.1-0.15 s of a first check's CPU, a tenth (issue 34), and
+    with a pass every 200,000 allocations still 0.05 s.  Reference counting frees everything else as
+    before; the collector is back on (as it was) when the block ends."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def escape(text: str) -> str:
