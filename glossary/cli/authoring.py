@@ -57,11 +57,15 @@ def check(ctx: click.Context, entries: tuple[str, ...], as_json: bool, strict: b
 
     Without ENTRIES, every entry.  Exits 1 when something blocks publishing.
     """
+    with fewer_collections():  # over the report's printing too: the collector would walk all it is made of
+        _check(ctx, entries, as_json, strict, drafts_ok)
+
+
+def _check(ctx: click.Context, entries: tuple[str, ...], as_json: bool, strict: bool, drafts_ok: bool) -> None:
     entries_dir = entries_dir_of(ctx)
     try:
-        with fewer_collections():
-            only = checks.resolve_slugs(entries_dir, entries) if entries else None
-            reports, general = checks.inspect(entries_dir, only, run_code=True)
+        only = checks.resolve_slugs(entries_dir, entries) if entries else None
+        reports, general = checks.inspect(entries_dir, only, run_code=True)
     except checks.CheckError as err:
         raise usage(ctx, err) from None
     problems = [p for r in reports for p in r.problems] + general

@@ -41,19 +41,22 @@ class lazy:  # noqa: N801 - reads as a module
 
 @contextlib.contextmanager
 def fewer_collections() -> Iterator[None]:
-    """No cyclic garbage collection while a command builds what it keeps to its end.
+    """Python's cyclic garbage collector, run rarely while a command builds what it keeps to its end.
 
     A check parses every entry and its results into objects that live until the report is printed;
-    the collector's passes over them took 0.1-0.15 s of a first check's CPU, a tenth (issue 34), and
-    with a pass every 200,000 allocations still 0.05 s.  Reference counting frees everything else as
-    before; the collector is back on (as it was) when the block ends."""
-    was = gc.isenabled()
-    gc.disable()
+    the collector's hundred passes over them took 0.05-0.15 s of a check's CPU (issue 34).  A pass every
+    200,000 allocations (mypy's setting) makes none in a check of one entry and still collects the
+    cycles of a long one.  At the end the block's objects move to the oldest generation unexamined
+    (freeze, unfreeze), so the first young pass after it does not walk them all; then the collector
+    runs as it did before."""
+    before = gc.get_threshold()
+    gc.set_threshold(200_000, *before[1:])
     try:
         yield
     finally:
-        if was:
-            gc.enable()
+        gc.freeze()
+        gc.unfreeze()
+        gc.set_threshold(*before)
 
 
 def escape(text: str) -> str:
