@@ -31,24 +31,25 @@ class StartedReference:
     def __init__(self, entry: Entry) -> None:
         spec = entry.meta.measure
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="trial reference start")
-        self._future: Future = self._pool.submit(sandbox.SandboxedReference, entry.folder, spec.reference,
-                                                 limits=LIMITS, label=entry.slug)
-        self._taken = False
+        self._future: Future | None = self._pool.submit(sandbox.SandboxedReference, entry.folder, spec.reference,
+                                                        limits=LIMITS, label=entry.slug)
         self._lock = threading.Lock()
 
     def take(self) -> sandbox.SandboxedReference:
+        """The reference, once: it is the taker's from now on (nothing here holds it, nor its inputs)."""
         with self._lock:
-            self._taken = True
-        return self._future.result()
+            future, self._future = self._future, None
+        if future is None:
+            raise RuntimeError("the started reference was taken or closed already")
+        return future.result()
 
     def close(self) -> None:
         """Wait for the start (within its limits); close the reference unless it was taken."""
         self._pool.shutdown(wait=True)
         with self._lock:
-            taken, self._taken = self._taken, True
-        if taken or self._future.exception() is not None:
-            return
-        self._future.result().close()
+            future, self._future = self._future, None
+        if future is not None and future.exception() is None:
+            future.result().close()
 
 
 @dataclass

@@ -76,12 +76,14 @@ def test_a_started_trial_finds_what_a_trial_that_starts_itself_finds(tmp_path, r
     alone = trial.try_entry(entry, compile_kernels=False)
     started = trial_start.start(entry, compile_kernels=False)
     assert started is not None and started.compiles is None
+    future = started.reference._future
     begun = trial.try_entry(entry, compile_kernels=False, started=started)
     assert [f.key for f in begun] == found
     assert begun == alone
     started.close()  # again: nothing is closed twice, nothing is left running
-    if not found:
-        servers = started.reference.take()._all
+    assert started.reference._future is None  # nor held: the trial's inputs are freed with its reference
+    if not future.exception():
+        servers = future.result()._all
         assert servers and all(s.proc.proc.poll() is not None for s in servers)
 
 
@@ -91,6 +93,8 @@ def test_a_started_reference_no_one_takes_is_closed(tmp_path):
     started = trial_start.start(entry, compile_kernels=False)
     reference = started.reference._future.result()
     started.close()
+    with pytest.raises(RuntimeError, match="taken or closed already"):
+        started.reference.take()
     assert all(s.proc.proc.poll() is not None for s in reference._all)
     assert not reference.scratch.exists()
 
