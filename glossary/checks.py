@@ -26,6 +26,7 @@ from glossary.entries.lead import lead_warning
 from glossary.entries.model import Entry, EntryError, display_path, parse_entry, related_problems
 
 if TYPE_CHECKING:
+    from glossary import trial_start
     from glossary.figures import views
     from glossary.verdicts.review import Review
     from measure.results import Result
@@ -237,7 +238,7 @@ class _HeadStart:
 
     marker: Path | None
     passed: bool
-    started: object | None  # glossary.trial_start.Started
+    started: trial_start.Started | None
 
 
 def _start_code(entry: Entry, cache_dir: Path | None) -> _HeadStart:

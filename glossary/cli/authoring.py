@@ -57,7 +57,7 @@ def check(ctx: click.Context, entries: tuple[str, ...], as_json: bool, strict: b
 
     Without ENTRIES, every entry.  Exits 1 when something blocks publishing.
     """
-    with fewer_collections():  # over the report's printing too: the collector would walk all it is made of
+    with fewer_collections():  # over the report's printing too: it is made of everything checked
         _check(ctx, entries, as_json, strict, drafts_ok)
 
 
