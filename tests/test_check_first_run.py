@@ -143,3 +143,28 @@ def test_a_check_makes_no_full_collection_while_it_runs_and_leaves_the_collector
     assert result.exit_code == 0, result.output
     assert gc.get_threshold() == before and gc.isenabled()
     assert seen == [(*before[:2], 1000)]
+
+
+@needs_sandbox
+def test_a_closed_reference_holds_none_of_its_inputs(tmp_path):
+    """A server points back at its reference: held inputs lived on until a full collection (a full check
+    kept every trial's, hundreds of MB), unless closing lets them go."""
+    import gc
+    import weakref
+
+    import numpy as np
+
+    from measure.harness.check import call_reference
+
+    _, entry = _entry(tmp_path)
+    x = np.arange(1024, dtype=np.float32)
+    gone = weakref.ref(x)
+    gc.disable()
+    try:
+        with sandbox.SandboxedReference(entry.folder, "reference.py", limits=trial_start.LIMITS) as ref:
+            answer = call_reference(ref, "v", {"x": x}, {}, {"n": 1024}, {"y": 1024})
+        assert list(answer) == ["y"]
+        del x, answer
+        assert gone() is None
+    finally:
+        gc.enable()

@@ -119,6 +119,10 @@ class SandboxedReference:
         for server in self._all:
             server.close()
         shutil.rmtree(self.scratch, ignore_errors=True)
+        with self._lock:
+            # the inputs held (so their addresses are not reused) go now: each server points back here,
+            # and the cycle would keep gigabytes until the collector's next full pass
+            self._files.clear()
 
     def __enter__(self) -> "SandboxedReference":
         return self
