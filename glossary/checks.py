@@ -26,6 +26,7 @@ from glossary.entries.lead import lead_warning
 from glossary.entries.model import Entry, EntryError, display_path, parse_entry, related_problems
 
 if TYPE_CHECKING:
+    from glossary import trial_start
     from glossary.figures import views
     from glossary.verdicts.review import Review
     from measure.results import Result
@@ -208,14 +209,17 @@ def _check_render(options: Settings) -> list[Problem]:
 class _CodeRuns:
     """Each entry's code run in the sandbox (``glossary.trial``), one entry after another on a thread of
     their own, so that the checks that only read files go on meanwhile; ``problems(slug)`` waits for
-    that entry's and returns them as a serial check would have."""
+    that entry's and returns them as a serial check would have.  The first entry's sandboxes start
+    here, before this returns (``_start_code``): a first check waits on them longest (issue 34)."""
 
     def __init__(self, entries: list[Entry], cache_dir: Path | None) -> None:
         from concurrent.futures import ThreadPoolExecutor
 
+        measured = [e for e in entries if e.meta.measure is not None]
+        self._head = _start_code(measured[0], cache_dir) if measured else None
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="glossary check code")
-        self._runs = {e.slug: self._pool.submit(_code_problems, e, cache_dir)
-                      for e in entries if e.meta.measure is not None}
+        self._runs = {e.slug: self._pool.submit(_code_problems, e, cache_dir, self._head if i == 0 else None)
+                      for i, e in enumerate(measured)}
 
     def problems(self, slug: str) -> list[Problem]:
         run = self._runs.get(slug)
@@ -223,23 +227,41 @@ class _CodeRuns:
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
+        if self._head is not None and self._head.started is not None:
+            self._head.started.close()  # already closed, unless its run was cancelled
 
 
-def _code_problems(entry: Entry, cache_dir: Path | None) -> list[Problem]:
+@dataclass
+class _HeadStart:
+    """An entry's trial as far as it goes without NumPy: its marker, and its sandboxes started
+    (None where a clean trial of this very code left the marker, or nothing can start here)."""
+
+    marker: Path | None
+    passed: bool
+    started: trial_start.Started | None
+
+
+def _start_code(entry: Entry, cache_dir: Path | None) -> _HeadStart:
     from glossary import trial_cache
 
     # the user's cache, not the project's cache_dir: a marker a pull request commits must not count
     marker = trial_cache.marker(trial_cache.user_dir() if cache_dir is not None else None, entry)
     if trial_cache.passed(marker):  # this very code ran cleanly already
+        return _HeadStart(marker, True, None)
+    from glossary import trial_start
+
+    return _HeadStart(marker, False, trial_start.start(entry))  # nvcc and the reference start now
+
+
+def _code_problems(entry: Entry, cache_dir: Path | None, head: _HeadStart | None = None) -> list[Problem]:
+    head = head or _start_code(entry, cache_dir)
+    if head.passed:
         return []
-    from glossary import trial_compiles
+    from glossary import trial, trial_cache
 
-    compiles = trial_compiles.begin(entry)  # nvcc starts before NumPy and the harness are imported
-    from glossary import trial
-
-    findings = trial.try_entry(entry, compiles=compiles)
+    findings = trial.try_entry(entry, started=head.started)
     if not findings:
-        trial_cache.remember(marker)
+        trial_cache.remember(head.marker)
     return [Problem("code", finding.severity, f"{finding.key}: {finding.message}") for finding in findings]
 
 

@@ -9,8 +9,9 @@ the sass claims are judged on the compiled code (``glossary.sass_trial``).  This
 without a GPU, and CI, exercise the sandbox.
 
 The compiles (a few at a time, each once: ``glossary.trial_compiles``) run while the reference does;
-the findings come in the same order whatever finishes first: the reference's, then the compiles',
-then the sass claims' (judged only where nothing else was found).
+both may have been started before this module was imported (``glossary.trial_start``); the findings
+come in the same order whatever finishes first: the reference's, then the compiles', then the sass
+claims' (judged only where nothing else was found).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import numpy as np
 
 from glossary.entries.model import Entry
 from glossary import trial_compiles
-from glossary.trial_compiles import Compiles
+from glossary.trial_start import LIMITS, Started, StartedReference
 from measure import sandbox
 from measure.harness import compile as nvcc
 from measure.harness.check import call_reference, output_names
@@ -30,8 +31,6 @@ from measure.harness.errors import MeasurementError
 from measure.harness.workspace import FLOOR_STREAM, NP_DTYPES, allocation_bytes, fill_input
 from measure.spec.sizes import variant_counts
 
-# What the trial may use: it runs on an author's laptop and on CI, so it stays small.
-LIMITS = sandbox.Limits(wall_s=30, cpu_s=60, memory_bytes=4 << 30, file_bytes=1 << 30, processes=64)
 MAX_TRIAL_BYTES = 256 << 20   # inputs and outputs at the smallest size, for a reference that is not elementwise
 TRIAL_ELEMENTS = 4096         # what an elementwise reference is asked
 
@@ -43,31 +42,45 @@ class Finding:
     severity: str = "error"
 
 
-def try_entry(entry: Entry, compile_kernels: bool = True, compiles: Compiles | None = None) -> list[Finding]:
-    """What running the entry's code in the sandbox found wrong ([] when all is well).  ``compiles``: the
-    trial's compiles, begun already (``glossary.trial_compiles.begin``); closed here."""
+def try_entry(entry: Entry, compile_kernels: bool = True, started: Started | None = None) -> list[Finding]:
+    """What running the entry's code in the sandbox found wrong ([] when all is well).  ``started``: the
+    trial's sandboxes, begun already (``glossary.trial_start.start``, with the same ``compile_kernels``);
+    closed here."""
+    try:
+        return _try_entry(entry, compile_kernels, started)
+    finally:
+        if started is not None:
+            started.close()
+
+
+def _try_entry(entry: Entry, compile_kernels: bool, started: Started | None) -> list[Finding]:
     spec = entry.meta.measure
     if spec is None:
         return []
     why = sandbox.problem()
-    if why:  # then ``begin`` began nothing
+    if why:  # then ``start`` started nothing
         return [Finding("measure", f"the entry's code was not run: {why}")]
-    compiles = compiles or trial_compiles.begin(entry, compile_kernels)
+    compiles = started.compiles if started is not None else trial_compiles.begin(entry, compile_kernels)
+    reference = started.reference if started is not None else None
     if compiles is None:
-        return _try_reference(entry)
-    from glossary.sass_trial import compiles_wanted, sass_findings
+        return _try_reference(entry, reference) if reference is not None else _try_reference(entry)
+    sass = None
+    if any(claim.kind == "sass" for claim in spec.claims):  # the claims' judges are imported only for them
+        from glossary import sass_trial as sass
 
     with compiles, ThreadPoolExecutor(1, thread_name_prefix="trial reference") as one:
-        reference = one.submit(_try_reference, entry)
-        for job in compiles_wanted(entry):  # begun now too, a few at a time
+        answer = (one.submit(_try_reference, entry, reference) if reference is not None
+                  else one.submit(_try_reference, entry))
+        for job in sass.compiles_wanted(entry) if sass else []:  # begun now too, a few at a time
             compiles.start(*job)
-        findings = reference.result() + _try_compile(entry, compiles)
-        if not findings:  # the compiled code against the sass claims, where cuobjdump is here
-            findings += [Finding(key, message) for key, message in sass_findings(entry, compiles)]
+        findings = answer.result() + _try_compile(entry, compiles)
+        if not findings and sass:  # the compiled code against the sass claims, where cuobjdump is here
+            findings += [Finding(key, message) for key, message in sass.sass_findings(entry, compiles)]
     return findings
 
 
-def _try_reference(entry: Entry) -> list[Finding]:
+def _try_reference(entry: Entry, started: StartedReference | None = None) -> list[Finding]:
+    """The reference's findings; ``started``: the reference begun already (else it is started here)."""
     spec = entry.meta.measure
     params = min(spec.sizes, key=lambda p: sum(allocation_bytes(spec, p).values()))
     try:
@@ -84,7 +97,8 @@ def _try_reference(entry: Entry) -> list[Finding]:
             inputs[name] = fill_input(spec.seed, stream, count, buf.dtype, buf.init)
     outputs = {n: counts[n] for n in output_names(spec)}
     try:
-        reference = sandbox.SandboxedReference(entry.folder, spec.reference, limits=LIMITS, label=entry.slug)
+        reference = (started.take() if started is not None
+                     else sandbox.SandboxedReference(entry.folder, spec.reference, limits=LIMITS, label=entry.slug))
     except (sandbox.ReferenceFailed, sandbox.SandboxUnavailable) as err:
         return [Finding("measure.reference", f"{shown}: {err}")]
     findings = []
@@ -124,7 +138,7 @@ def _try_reference(entry: Entry) -> list[Finding]:
     return findings
 
 
-def _try_compile(entry: Entry, compiles: Compiles) -> list[Finding]:
+def _try_compile(entry: Entry, compiles: trial_compiles.Compiles) -> list[Finding]:
     spec = entry.meta.measure
     defined: set[str] = set()
     wanted = sorted({launch.kernel for v in spec.measured_variants for launch in v.launches if launch.kernel})

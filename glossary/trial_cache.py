@@ -28,7 +28,7 @@ from glossary.entries.model import Entry
 FORMAT = 1
 _PACKAGE = Path(__file__).resolve().parent
 # The code a trial runs on this side of the sandbox: a change to any of it runs every trial again.
-_CODE = [_PACKAGE / "trial.py", _PACKAGE / "trial_compiles.py",
+_CODE = [_PACKAGE / "trial.py", _PACKAGE / "trial_compiles.py", _PACKAGE / "trial_start.py", _PACKAGE / "sass_trial.py",
          *sorted((_PACKAGE.parent / "measure" / "sandbox").glob("*.py")),
          *(_PACKAGE.parent / "measure" / "harness" / name for name in ("check.py", "compile.py", "workspace.py"))]
 

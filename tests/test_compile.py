@@ -69,7 +69,12 @@ def test_nvcc_command_shape():
     assert cmd[2:2 + len(spec.nvcc_flags)] == list(spec.nvcc_flags)
     assert ["-arch", "sm_90"] == cmd[2 + len(spec.nvcc_flags):4 + len(spec.nvcc_flags)]
     # The sandbox sees the entry's folder at /entry, its include path, and writes only to /out.
-    assert cmd[-1] == "/entry/chain.cu" and "-I/entry" in cmd and "-MD" in cmd
+    assert cmd[-1] == "/entry/chain.cu" and "-I/entry" in cmd
+    # What it read comes from the preprocessed source it keeps (no second, host-side preprocessing:
+    # issue 34), and the command results record names none of that.
+    assert cmd[cmd.index("--keep-dir") + 1] == "/out/keep" and "-MD" not in cmd
+    assert sandbox_nvcc.shown_command(cmd) == "nvcc --cubin " + " ".join(spec.nvcc_flags) + \
+        " -arch sm_90 -I/entry -o /out/kernel.cubin /entry/chain.cu"
 
 
 @pytest.mark.skipif(nvcc.find_nvcc() is None, reason="nvcc is not installed")

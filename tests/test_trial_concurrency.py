@@ -148,7 +148,7 @@ def test_check_runs_the_code_while_the_other_checks_run_and_reports_in_the_seria
         reviewing.set()
         review(report, policy, catalog)
 
-    def code_problems(entry, cache_dir):
+    def code_problems(entry, cache_dir, head=None):
         overlapped = reviewing.wait(timeout=30)
         return [checks.Problem("code", "error", f"ran beside the other checks: {overlapped}")]
 
@@ -156,6 +156,7 @@ def test_check_runs_the_code_while_the_other_checks_run_and_reports_in_the_seria
         report.problems.append(checks.Problem("figures", "warning", "last"))
 
     monkeypatch.setattr(checks, "_check_results_and_review", results_and_review)
+    monkeypatch.setattr(checks, "_start_code", lambda entry, cache_dir: checks._HeadStart(None, False, None))
     monkeypatch.setattr(checks, "_code_problems", code_problems)
     monkeypatch.setattr(checks, "_check_figures", figures)
     (report,), _ = checks.inspect(entries, ["t"], run_code=True)

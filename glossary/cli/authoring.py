@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from glossary.cli.common import Problems, cli, console, entries_dir_of, escape, lazy, usage
+from glossary.cli.common import (Problems, cli, console, entries_dir_of, escape, fewer_collections, lazy, quick_exit,
+                                 usage)
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -56,6 +57,11 @@ def check(ctx: click.Context, entries: tuple[str, ...], as_json: bool, strict: b
 
     Without ENTRIES, every entry.  Exits 1 when something blocks publishing.
     """
+    with fewer_collections():  # over the report's printing too: it is made of everything checked
+        _check(ctx, entries, as_json, strict, drafts_ok)
+
+
+def _check(ctx: click.Context, entries: tuple[str, ...], as_json: bool, strict: bool, drafts_ok: bool) -> None:
     entries_dir = entries_dir_of(ctx)
     try:
         only = checks.resolve_slugs(entries_dir, entries) if entries else None
@@ -75,6 +81,7 @@ def check(ctx: click.Context, entries: tuple[str, ...], as_json: bool, strict: b
         }, indent=2))
     else:
         _print_check(reports, general, failing)
+    quick_exit()  # every pool, sandbox and scratch folder of the check is closed by now
     if failing:
         ctx.exit(1)
 

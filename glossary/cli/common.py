@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import importlib
+import os
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,6 +37,22 @@ class lazy:  # noqa: N801 - reads as a module
 
     def __repr__(self) -> str:
         return f"<lazy module {self._name!r}>"
+
+
+@contextlib.contextmanager
+def fewer_collections() -> Iterator[None]:
+    """No full pass of Python's cyclic garbage collector while a command builds what it keeps to its end.
+
+    A check parses every entry and its results into objects that live until the report is printed;
+    the collector's full passes walk all of them, and one took 0.05 s of a check of one entry (issue
+    34).  The young passes go on as before, so short-lived cycles (a trial's arrays among them) are
+    freed as promptly as ever; the collector's setting comes back when the block ends."""
+    before = gc.get_threshold()
+    gc.set_threshold(before[0], before[1], max(before[2], 1000))
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 def escape(text: str) -> str:
@@ -76,7 +97,33 @@ def cli(ctx: click.Context, entries_dir: Path) -> None:
 
 def main() -> None:
     """Entry point of the `glossary` script."""
-    cli(prog_name="glossary")
+    try:
+        cli(prog_name="glossary")
+    except SystemExit as done:
+        if _QUICK_EXIT and (done.code is None or isinstance(done.code, int)):
+            _exit_now(done.code or 0)
+        raise
+
+
+_QUICK_EXIT: list[bool] = []
+
+
+def quick_exit() -> None:
+    """Say that the command has written everything it will and holds nothing that must be closed (no
+    pool, no process, no temporary file): the `glossary` script then ends the process at once instead
+    of tearing the interpreter down, which frees every object one by one (0.15-0.2 s after a check of
+    an entry, the parsed results and the gate's tables: issue 34).  Commands run through ``cli``
+    itself (tests, CliRunner) are not affected."""
+    _QUICK_EXIT.append(True)
+
+
+def _exit_now(code: int) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`glossary check | head`): nothing more to say
+            pass
+    os._exit(code)
 
 
 def load_all(entries_dir: Path):

@@ -282,6 +282,52 @@ class Confined:
 
 def _descendants(root: int) -> tuple[int, int]:
     """(processes, resident bytes) of ``root``'s descendants, from /proc (bounded by the process table)."""
+    children = _children_of_tree(root)
+    if children is None:
+        children = _children_of_all()
+    seen, todo, resident = 0, list(children.get(root, [])), 0
+    while todo:
+        pid = todo.pop()
+        seen += 1
+        todo += children.get(pid, [])
+        try:
+            with open(f"/proc/{pid}/statm", "rb") as f:
+                resident += int(f.read().split()[1]) * _PAGE
+        except (OSError, ValueError, IndexError):
+            pass
+    return max(0, seen - 1), resident  # the namespace's first process is bwrap's own, not the author's
+
+
+def _children_of_tree(root: int) -> dict[int, list[int]] | None:
+    """Each process's children under ``root``, read from the tree itself (``/proc/PID/task/TID/children``,
+    every thread's, since a thread's forks are listed under it): a poll reads the sandbox's few
+    processes, not the whole process table (a watchdog polls twenty times a second, issue 34).  None
+    where the kernel has no such file (CONFIG_PROC_CHILDREN), and the whole table is read instead."""
+    children: dict[int, list[int]] = {}
+    todo, known = [root], False
+    while todo:
+        pid = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue  # gone since its parent listed it
+        kids: list[int] = []
+        for tid in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                    kids += (int(k) for k in f.read().split())
+                known = True
+            except FileNotFoundError:
+                if not known and pid == root and tid == str(root):
+                    return None  # no children files on this kernel
+            except (OSError, ValueError):
+                pass
+        children[pid] = kids
+        todo += kids
+    return children
+
+
+def _children_of_all() -> dict[int, list[int]]:
     children: dict[int, list[int]] = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -296,17 +342,7 @@ def _descendants(root: int) -> tuple[int, int]:
         except (ValueError, IndexError):
             continue
         children.setdefault(ppid, []).append(int(name))
-    seen, todo, resident = 0, list(children.get(root, [])), 0
-    while todo:
-        pid = todo.pop()
-        seen += 1
-        todo += children.get(pid, [])
-        try:
-            with open(f"/proc/{pid}/statm", "rb") as f:
-                resident += int(f.read().split()[1]) * _PAGE
-        except (OSError, ValueError, IndexError):
-            pass
-    return max(0, seen - 1), resident  # the namespace's first process is bwrap's own, not the author's
+    return children
 
 
 class _Tail:

@@ -2,9 +2,13 @@
 
 nvcc runs confined (``bwrap``): it sees the system (its host compiler and headers), the CUDA
 toolkit, the entry's folder read-only at ``/entry`` and one scratch folder at ``/out``, where it
-writes the cubin and, through ``-MD -MF``, the list of files it read.  Every file on that list
-must lie in the entry's folder (and be among the files the fingerprints cover) or in the toolkit
-or the system compiler's headers; anything else is refused, naming the path.  Compiler messages
+writes the cubin and, through ``--keep``, the preprocessed source it compiled.  The line markers of
+that source name every file the preprocessor read (``preprocessed_reads``): nvcc's own ``-MD``
+lists the same markers, but of a second, host-side preprocessing of the source that a cubin never
+uses, which cost a fifth of a small compile (issue 34).  Every file named must lie in the entry's
+folder (and be among the files the fingerprints cover) or in the toolkit or the system compiler's
+headers; anything else is refused, naming the path; a preprocessed source without markers, or
+with one that cannot be read, is refused too.  Compiler messages
 come only from inside, where no key can be read.  Cubins are cached by the command, the source
 and the toolkit's version, and a cached one is used only while every entry file its compile read
 still has the bytes it had.
@@ -27,6 +31,10 @@ from measure.sandbox import bwrap
 
 ENTRY = "/entry"
 OUT = "/out"
+KEEP_NAME = "keep"          # nvcc's intermediate files, the preprocessed source among them
+KEEP = f"{OUT}/{KEEP_NAME}"
+# What the preprocessor names in line markers that is no file it read.
+NOT_FILES = ("<built-in>", "<command-line>")
 # Where a compile may read beyond the entry's folder: the toolkit's and the host compiler's headers.
 SYSTEM_HEADERS = ("/usr/include/", "/usr/lib/gcc/", "/usr/local/include/", "/usr/lib/llvm")
 LIMITS = bwrap.Limits(wall_s=300, cpu_s=600, memory_bytes=4 << 30, file_bytes=512 << 20, processes=64,
@@ -76,8 +84,13 @@ def toolkit_root(nvcc: str) -> Path:
 def command(nvcc: str, flags: list[str], arch: str, source: str) -> list[str]:
     """The argv as it runs inside: the entry's folder as the include path (as pycuda's compile had it)."""
     inside = f"{ENTRY}/{source}"
-    return [nvcc, "--cubin", *flags, "-arch", arch, f"-I{os.path.dirname(inside)}", "-MD", "-MF",
-            f"{OUT}/deps.d", "-o", f"{OUT}/kernel.cubin", inside]
+    return [nvcc, "--cubin", *flags, "-arch", arch, f"-I{os.path.dirname(inside)}", "--keep", "--keep-dir", KEEP,
+            "-o", f"{OUT}/kernel.cubin", inside]
+
+
+def shown_command(argv: list[str]) -> str:
+    """The command as results record it: without the options that only tell us what it read."""
+    return shlex.join(a for a in argv if a not in ("--keep", "--keep-dir", KEEP))
 
 
 def compile_source(entry_dir: Path, source: str, arch: str, flags: list[str], *, nvcc: str,
@@ -91,7 +104,7 @@ def compile_source(entry_dir: Path, source: str, arch: str, flags: list[str], *,
     # which the sandbox does not see.
     nvcc = os.path.realpath(nvcc)
     argv = command(nvcc, flags, arch, source)
-    shown = shlex.join(a for a in argv if a not in ("-MD", "-MF", f"{OUT}/deps.d"))
+    shown = shown_command(argv)
     key = hashlib.sha256(json.dumps([version, argv]).encode() + (entry_dir / source).read_bytes()).hexdigest()
     hit = _cached(cache, key, entry_dir) if cache else None
     if hit is not None:
@@ -99,6 +112,7 @@ def compile_source(entry_dir: Path, source: str, arch: str, flags: list[str], *,
     root = toolkit_root(nvcc)
     scratch = Path(tempfile.mkdtemp(prefix="glossary-nvcc-"))
     try:
+        (scratch / KEEP_NAME).mkdir()
         mounts = tool_mounts(nvcc, root, ro={ENTRY: str(entry_dir)}, rw={OUT: str(scratch)})
         done = bwrap.run(bwrap.require(), mounts, limits, argv)
         log = done.stderr.decode("utf-8", "replace") + done.stdout.decode("utf-8", "replace")
@@ -108,8 +122,8 @@ def compile_source(entry_dir: Path, source: str, arch: str, flags: list[str], *,
         if done.returncode != 0 or not _regular(cubin_path):
             raise CompileFailed(f"{shown} failed (exit {done.returncode}):\n{_clean(log).strip()}")
         toolkits = (str(root), os.path.normpath(os.path.join(os.path.dirname(nvcc), "..")))
-        deps = _read_limited(scratch / "deps.d", 4 << 20).decode("utf-8", "replace")
-        reads = entry_reads(deps, toolkits, source, covered)
+        named = preprocessed_reads(_preprocessed(scratch / KEEP_NAME, source), source, limits.file_bytes)
+        reads = entry_reads(named, toolkits, source, covered)
         cubin = _read_limited(cubin_path, MAX_CUBIN_BYTES)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -139,12 +153,63 @@ def parse_deps(text: str) -> list[str]:
     return out
 
 
-def entry_reads(deps_text: str, toolkits: tuple[str, ...], source: str, covered: set[str] | None) -> tuple[str, ...]:
-    """The entry files a compile read, relative to its folder; CompileFailed for any file outside
-    the entry's folder, the toolkit and the system's headers, or an entry file not ``covered``."""
+_MARKER = re.compile(rb'# \d+ "((?:[^"\\\n]|\\.)*)"((?: [1-4])*)[ \t]*\r?$')
+_LOOKS_LIKE_MARKER = re.compile(rb'# \d+ "')
+_ESCAPE = re.compile(r'\\(?:([0-7]{1,3})|(.))')
+
+
+def preprocessed_reads(path: Path, source: str, limit: int = LIMITS.file_bytes) -> list[str]:
+    """Every file the line markers of the preprocessed source at ``path`` name, in the order first
+    named.  gcc marks each file it enters (``# 1 "/entry/k.h" 1``), so a file the preprocessor read
+    is named; a line that only looks like a marker (``#line``, a raw string) can add a name, never
+    hide one.  CompileFailed where the file is not one the compile wrote (a link, over ``limit``), a
+    marker cannot be read, or no marker names the source (markers turned off)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as err:
+        raise CompileFailed(f"compiling {source} left no preprocessed source to read ({err.strerror})") from None
+    names: dict[str, None] = {}
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise CompileFailed(f"the preprocessed source of {source} is not a regular file")
+        read = 0
+        for line in f:
+            read += len(line)
+            if read > limit:
+                raise CompileFailed(f"the preprocessed source of {source} is over {limit >> 20} MiB")
+            if not _LOOKS_LIKE_MARKER.match(line):
+                continue
+            match = _MARKER.match(line.rstrip(b"\n"))
+            if match is None:  # gcc quotes every name it writes: this one is no name of gcc's
+                raise CompileFailed(f"compiling {source}: a line marker of its preprocessed source cannot be "
+                                    f"read: {_clean(line[:200].decode('utf-8', 'replace')).strip()}")
+            names.setdefault(_unquote(match.group(1)), None)
+    if f"{ENTRY}/{source}" not in names:
+        raise CompileFailed(f"compiling {source}: its preprocessed source names no files, so what the compile "
+                            f"read cannot be checked")
+    return [n for n in names if n not in NOT_FILES]
+
+
+def _unquote(raw: bytes) -> str:
+    """A file name as gcc quotes it in a line marker: backslash before '\\' and '"', octal escapes."""
+    text = raw.decode("utf-8", "surrogateescape")
+
+    def one(m: re.Match) -> str:
+        if m.group(1):
+            return chr(int(m.group(1), 8))
+        return {"n": "\n", "t": "\t"}.get(m.group(2), m.group(2))
+
+    return _ESCAPE.sub(one, text)
+
+
+def entry_reads(deps: str | list[str], toolkits: tuple[str, ...], source: str,
+                covered: set[str] | None) -> tuple[str, ...]:
+    """The entry files a compile read, relative to its folder, from the files it read (``deps``: a
+    list, or a make rule as ``-MD`` writes it); CompileFailed for any file outside the entry's
+    folder, the toolkit and the system's headers, or an entry file not ``covered``."""
     reads = []
     toolkits = tuple(str(t).rstrip("/") + "/" for t in toolkits)
-    for dep in parse_deps(deps_text):
+    for dep in (parse_deps(deps) if isinstance(deps, str) else deps):
         path = os.path.normpath(dep if dep.startswith("/") else os.path.join(OUT, dep))
         if path.startswith(ENTRY + "/"):
             rel = path[len(ENTRY) + 1:]
@@ -159,6 +224,15 @@ def entry_reads(deps_text: str, toolkits: tuple[str, ...], source: str, covered:
             raise CompileFailed(f"compiling {source} read {path}, outside the entry's folder and the CUDA "
                                 f"toolkit: an entry's kernels may include only their own files and the toolkit's")
     return tuple(dict.fromkeys(reads))
+
+
+def _preprocessed(keep: Path, source: str) -> Path:
+    """The one preprocessed source (``NAME.cpp1.ii``) nvcc kept of a device compile."""
+    found = sorted(keep.glob("*.cpp1.ii"))
+    if len(found) != 1:
+        raise CompileFailed(f"compiling {source} left {len(found)} preprocessed sources where one was expected: "
+                            f"what it read cannot be checked")
+    return found[0]
 
 
 def _cached(cache: Path, key: str, entry_dir: Path) -> tuple[bytes, tuple[str, ...]] | None:

@@ -12,6 +12,7 @@ threads ask (the chunked check runs on every core).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import queue
@@ -50,10 +51,12 @@ def _scratch_root() -> str | None:
 
 def interpreter_mounts() -> list[str]:
     """What the interpreter needs to run with NumPy: its install prefix, the venv's, and the folder
-    NumPy was imported from (nothing else of sys.path: never the repository)."""
-    import numpy as np
-
-    paths = {sys.base_prefix, sys.prefix, str(Path(np.__file__).resolve().parent.parent)}
+    NumPy is imported from (nothing else of sys.path: never the repository).  NumPy is found, not
+    imported: a sandbox starts before this process needs NumPy (issue 34)."""
+    found = importlib.util.find_spec("numpy")
+    if found is None or not found.origin:
+        raise ModuleNotFoundError("No module named 'numpy': the reference's sandbox runs it", name="numpy")
+    paths = {sys.base_prefix, sys.prefix, str(Path(found.origin).resolve().parent.parent)}
     return sorted(p for p in paths if p and os.path.isdir(p))
 
 
@@ -116,6 +119,10 @@ class SandboxedReference:
         for server in self._all:
             server.close()
         shutil.rmtree(self.scratch, ignore_errors=True)
+        with self._lock:
+            # the inputs held (so their addresses are not reused) go now: each server points back here,
+            # and the cycle would keep gigabytes until the collector's next full pass
+            self._files.clear()
 
     def __enter__(self) -> "SandboxedReference":
         return self
