@@ -22,6 +22,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 # Any request off localhost (fonts and the like) fails fast instead of hanging.
 OFF_LOCALHOST = re.compile(r"^https?://(?!127\.0\.0\.1)")
+SEARCH_WORKER = "**/assets/javascripts/workers/search.*.min.js"
 
 
 def playwright_or_skip():
@@ -96,15 +97,23 @@ def shared_preview(tmp_path_factory) -> Path:
     return site
 
 
-def open_page(context, base_url: str, width: int, scheme: str = "light"):
-    """A new tab of ``context`` at ``width`` x 900 px and colour scheme ``scheme``, with the storage
-    of a fresh context: nothing is left in ``base_url``'s localStorage from an earlier tab (Material
-    keeps the linked tabs' choice there, which would change the tab a page opens on)."""
-    page = context.new_page()
+def fresh_tab(page, base_url: str, width: int, scheme: str = "light"):
+    """``page`` made ready for its next page: ``width`` x 900 px, colour scheme ``scheme``, and the
+    storage of a fresh context, so nothing is left in ``base_url``'s localStorage from an earlier page
+    (Material keeps the linked tabs' choice there, which would change the tab a page opens on).  A tab
+    kept for many pages costs about half the CPU of a new tab a page (issue 34)."""
     page.set_viewport_size({"width": width, "height": 900})
     page.emulate_media(color_scheme=scheme)
     page.set_default_timeout(10_000)
-    cdp = context.new_cdp_session(page)
+    cdp = page.context.new_cdp_session(page)
     cdp.send("Storage.clearDataForOrigin", {"origin": base_url.rstrip("/"), "storageTypes": "local_storage"})
     cdp.detach()
     return page
+
+
+def without_search(context):
+    """``context`` with Material's search worker replaced by an empty script, for tests that never
+    search: the worker builds the whole site's search index on every page load, most of a CPU-second
+    a page in Chromium (issue 34).  The search box is still drawn; it never finishes starting."""
+    context.route(SEARCH_WORKER, lambda route: route.fulfill(body="", content_type="text/javascript"))
+    return context
