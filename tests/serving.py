@@ -111,6 +111,28 @@ def fresh_tab(page, base_url: str, width: int, scheme: str = "light"):
     return page
 
 
+# Scrolls an element to the middle of the viewport and gives the point a reader's pointer would rest
+# on, its middle, where nothing else is drawn over it (Playwright's own check before a hover).
+_POINTER = """(el) => {
+  el.scrollIntoView({block: 'center', inline: 'center'});
+  const box = el.getBoundingClientRect(), x = box.left + box.width / 2, y = box.top + box.height / 2;
+  const top = box.width && box.height ? document.elementFromPoint(x, y) : null;
+  return top && (top === el || el.contains(top)) && getComputedStyle(el).visibility !== 'hidden' ? {x, y} : null;
+}"""
+
+
+def hover(page, handle, timeout: float | None = None) -> None:
+    """The pointer moved onto ``handle``'s middle, as Playwright's ``handle.hover()`` moves it, in
+    two round trips to the browser instead of its half dozen (where a test hovers every element of a
+    page, those were most of its CPU: issue 34).  Where the element does not show, or something is
+    drawn over it, Playwright's hover does it: it waits for the element and says why it cannot."""
+    point = handle.evaluate(_POINTER)
+    if point is None:
+        handle.hover(timeout=timeout)
+    else:
+        page.mouse.move(point["x"], point["y"])
+
+
 def without_search(context):
     """``context`` with Material's search worker replaced by an empty script, for tests that never
     search: the worker builds the whole site's search index on every page load, most of a CPU-second
