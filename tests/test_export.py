@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 
@@ -13,6 +14,7 @@ from glossary.settings import Settings
 from site_fixture import build_fixture_site
 
 
+@functools.cache  # loading the repository's glossary is about 2 CPU-s; the tests here only read the models
 def kernel_fusion_models(preview: bool):
     options = Settings.resolve(ROOT / "entries", ROOT, {}, serving=preview, environ={})
     build = GlossaryBuild(settings=options, log=logging.getLogger("test"))
