@@ -135,7 +135,8 @@ def hover(page, handle, timeout: float | None = None) -> None:
 
 def without_search(context):
     """``context`` with Material's search worker replaced by an empty script, for tests that never
-    search: the worker builds the whole site's search index on every page load, most of a CPU-second
-    a page in Chromium (issue 34).  The search box is still drawn; it never finishes starting."""
+    search: the worker builds the whole site's search index on every page load, a few tenths of a
+    CPU-second a page of the repository's preview in Chromium, about a fifth of the page's cost (issue
+    34).  The search box is still drawn; it never finishes starting."""
     context.route(SEARCH_WORKER, lambda route: route.fulfill(body="", content_type="text/javascript"))
     return context
