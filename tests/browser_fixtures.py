@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from serving import OFF_LOCALHOST, chromium, serve, shared_preview
+from serving import OFF_LOCALHOST, chromium, serve, shared_preview, without_search
 
 
 @pytest.fixture(scope="session")
@@ -25,10 +25,19 @@ def preview_url(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def preview_context(browser, preview_url):
-    """One browser context for every test that reads the preview's pages: its tabs share the HTTP
-    and compiled-script caches, so a page after the first costs about half the CPU it costs in a new
-    context.  Open its tabs with ``serving.open_page``."""
-    context = browser.new_context()
+    """One browser context for every test that reads the preview's pages, none of which searches:
+    its tabs share the HTTP and compiled-script caches, so a page after the first costs about half the
+    CPU it costs in a new context."""
+    context = without_search(browser.new_context())
     context.route(OFF_LOCALHOST, lambda route: route.abort())
     yield context
     context.close()
+
+
+@pytest.fixture(scope="session")
+def preview_tab(preview_context):
+    """One tab of ``preview_context`` for every test that reads the preview's pages, one page after
+    another: make it ready for each page with ``serving.fresh_tab``."""
+    page = preview_context.new_page()
+    yield page
+    page.close()

@@ -22,6 +22,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 # Any request off localhost (fonts and the like) fails fast instead of hanging.
 OFF_LOCALHOST = re.compile(r"^https?://(?!127\.0\.0\.1)")
+SEARCH_WORKER = "**/assets/javascripts/workers/search.*.min.js"
 
 
 def playwright_or_skip():
@@ -96,15 +97,46 @@ def shared_preview(tmp_path_factory) -> Path:
     return site
 
 
-def open_page(context, base_url: str, width: int, scheme: str = "light"):
-    """A new tab of ``context`` at ``width`` x 900 px and colour scheme ``scheme``, with the storage
-    of a fresh context: nothing is left in ``base_url``'s localStorage from an earlier tab (Material
-    keeps the linked tabs' choice there, which would change the tab a page opens on)."""
-    page = context.new_page()
+def fresh_tab(page, base_url: str, width: int, scheme: str = "light"):
+    """``page`` made ready for its next page: ``width`` x 900 px, colour scheme ``scheme``, and the
+    storage of a fresh context, so nothing is left in ``base_url``'s localStorage from an earlier page
+    (Material keeps the linked tabs' choice there, which would change the tab a page opens on).  A tab
+    kept for many pages costs about half the CPU of a new tab a page (issue 34)."""
     page.set_viewport_size({"width": width, "height": 900})
     page.emulate_media(color_scheme=scheme)
     page.set_default_timeout(10_000)
-    cdp = context.new_cdp_session(page)
+    cdp = page.context.new_cdp_session(page)
     cdp.send("Storage.clearDataForOrigin", {"origin": base_url.rstrip("/"), "storageTypes": "local_storage"})
     cdp.detach()
     return page
+
+
+# Scrolls an element to the middle of the viewport and gives the point a reader's pointer would rest
+# on, its middle, where nothing else is drawn over it (Playwright's own check before a hover).
+_POINTER = """(el) => {
+  el.scrollIntoView({block: 'center', inline: 'center'});
+  const box = el.getBoundingClientRect(), x = box.left + box.width / 2, y = box.top + box.height / 2;
+  const top = box.width && box.height ? document.elementFromPoint(x, y) : null;
+  return top && (top === el || el.contains(top)) && getComputedStyle(el).visibility !== 'hidden' ? {x, y} : null;
+}"""
+
+
+def hover(page, handle, timeout: float | None = None) -> None:
+    """The pointer moved onto ``handle``'s middle, as Playwright's ``handle.hover()`` moves it, in
+    two round trips to the browser instead of its half dozen (where a test hovers every element of a
+    page, those were most of its CPU: issue 34).  Where the element does not show, or something is
+    drawn over it, Playwright's hover does it: it waits for the element and says why it cannot."""
+    point = handle.evaluate(_POINTER)
+    if point is None:
+        handle.hover(timeout=timeout)
+    else:
+        page.mouse.move(point["x"], point["y"])
+
+
+def without_search(context):
+    """``context`` with Material's search worker replaced by an empty script, for tests that never
+    search: the worker builds the whole site's search index on every page load, a few tenths of a
+    CPU-second a page of the repository's preview in Chromium, about a fifth of the page's cost (issue
+    34).  The search box is still drawn; it never finishes starting."""
+    context.route(SEARCH_WORKER, lambda route: route.fulfill(body="", content_type="text/javascript"))
+    return context

@@ -86,7 +86,7 @@ def test_a_copy_is_never_launch_bound():
 
 
 def test_the_page_says_what_each_column_brackets():
-    from test_measured_section import render
+    from repository_build import render
 
     page = render("pinned-memory")
     lead = next(line for line in page.splitlines() if "Host and GPU time per launch" in line)
@@ -172,7 +172,7 @@ def test_take_samples_queues_only_the_named_regions_behind_the_blocking_kernel()
 def test_every_table_starts_a_block_of_its_own(slug):
     """A table right under a paragraph line is read by Markdown as more of the paragraph (the host
     and GPU table once was): every table follows a blank line."""
-    from test_measured_section import render
+    from repository_build import render
 
     lines = render(slug).splitlines()
     glued = [(i, lines[i - 1][:60]) for i in range(1, len(lines)) if lines[i].strip().startswith("|")

@@ -387,15 +387,14 @@ measure:
         load_entries(tmp_path)
 
 
-def test_the_real_site_builds_in_preview(tmp_path):
-    from conftest import mkdocs
+def test_the_real_site_builds_in_preview(tmp_path_factory):
+    from serving import shared_preview
 
-    run = mkdocs(ROOT, "build", "-d", str(tmp_path / "site"), env={"GLOSSARY_PREVIEW": "1"})
-    assert run.returncode == 0, run.stderr[-3000:]
+    site = shared_preview(tmp_path_factory)  # the test run's one preview build, which must exit 0
     for slug in NEW:
-        html = (tmp_path / "site" / slug / "index.html").read_text(encoding="utf-8")
+        html = (site / slug / "index.html").read_text(encoding="utf-8")
         assert "Not measured yet" not in html and "NVIDIA H200" in html and "[no result" not in html
-    fusion = (tmp_path / "site" / "kernel-fusion" / "index.html").read_text(encoding="utf-8")
+    fusion = (site / "kernel-fusion" / "index.html").read_text(encoding="utf-8")
     assert 'href="../roofline/"' in fusion and 'href="../launch-overhead/"' in fusion
     # "Where you meet this": each of fusion's days links exactly the other entries that list that day,
     # whichever entries the glossary holds (no test pins the set of entries)

@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 import json
-import logging
 
 from conftest import ROOT
 
 from glossary.site import export, sitefiles
-from glossary.build import GlossaryBuild
-from glossary.settings import Settings
 from site_fixture import build_fixture_site
+from repository_build import repository_build
 
 
 def kernel_fusion_models(preview: bool):
-    options = Settings.resolve(ROOT / "entries", ROOT, {}, serving=preview, environ={})
-    build = GlossaryBuild(settings=options, log=logging.getLogger("test"))
-    build.load()
     # Other entries have their own tests; these are about the one with committed results.
-    return [m for m in build.shown_models() if m.entry.slug == "kernel-fusion"]
+    return [m for m in repository_build(preview).shown_models() if m.entry.slug == "kernel-fusion"]
 
 
 def test_export_carries_the_figures_the_page_shows():

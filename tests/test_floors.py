@@ -35,7 +35,7 @@ def test_floors_that_differ_are_spanned_and_explained():
 
 
 def test_the_page_shows_each_floor_once_with_its_copies():
-    from test_measured_section import render
+    from repository_build import render
 
     page = render("kernel-fusion")
     assert "copy floor GB/s" not in page  # no per-size floor column

@@ -459,7 +459,7 @@ def test_copies_without_a_link_floor_leave_out_its_column(tmp_path):
 def test_committed_entries_show_none_of_the_host_sections():
     """A recorded entry without the host fields (the site's pages are compared whole with
     bench/compare_sites.py)."""
-    from test_measured_section import render
+    from repository_build import render
     text = render("kernel-fusion")
     for marker in HOST_SECTIONS:
         assert marker not in text, marker

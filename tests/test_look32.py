@@ -3,7 +3,6 @@ a test.  On the CPU, over the repository's own entries and results."""
 
 from __future__ import annotations
 
-import logging
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -11,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from glossary.build import GlossaryBuild
-from glossary.settings import Settings
 from glossary.site import plots, svgplot
+from repository_build import repository_build
 
 from tests.test_meaning_plots import VIEWS
 from tests.test_meaning_tables import _attribute_tables
@@ -23,10 +22,7 @@ SVG_NS = "{http://www.w3.org/2000/svg}"
 
 @pytest.fixture(scope="module")
 def build() -> GlossaryBuild:
-    options = Settings.resolve(ROOT / "entries", ROOT, {}, serving=True, environ={})
-    b = GlossaryBuild(settings=options, log=logging.getLogger("test"))
-    b.load()
-    return b
+    return repository_build()
 
 
 def test_attributes_all_said_in_the_lead_draw_no_table_of_names(build):
@@ -231,7 +227,7 @@ def test_a_log_axis_over_less_than_a_few_fold_gets_round_ticks():
 
 def test_a_disagreeing_reproduction_names_its_two_worst_numbers_and_counts_the_rest():
     """Seen at 420 px: cuda-graphs' warning named five numbers and ran to thirty lines."""
-    from test_measured_section import render
+    from repository_build import render
 
     page = render("cuda-graphs")
     start = page.index('!!! warning "A reproduction disagrees"')

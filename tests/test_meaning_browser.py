@@ -10,10 +10,10 @@ import zlib
 
 import pytest
 
-from serving import open_page
+from serving import fresh_tab
 
 pytestmark = pytest.mark.browser
-pytest_plugins = ["browser_fixtures"]  # its session fixtures: the served preview site and a context to read it in
+pytest_plugins = ["browser_fixtures"]  # its session fixtures: the served preview site and a tab to read it in
 
 ENTRIES = ("kernel-fusion", "pinned-memory", "cuda-graphs", "tensor-cores")
 
@@ -57,8 +57,8 @@ def _rgb(png: bytes) -> set[tuple[int, int, int]]:
     return {tuple(r[i:i + 3]) for r in rows for i in range(0, stride, bpp)}
 
 
-def _open(context, base_url: str, slug: str, width: int, scheme: str):
-    page = open_page(context, base_url, width, scheme)
+def _open(tab, base_url: str, slug: str, width: int, scheme: str):
+    page = fresh_tab(tab, base_url, width, scheme)
     page.goto(base_url + slug + "/")
     page.evaluate("document.querySelector('header').style.visibility = 'hidden'")
     return page
@@ -73,44 +73,35 @@ def _first_plot(page):
 
 
 @pytest.mark.parametrize("width", [1280, 420])
-def test_plots_fill_the_column_with_legible_text(preview_context, preview_url, width):
+def test_plots_fill_the_column_with_legible_text(preview_tab, preview_url, width):
     for slug in ENTRIES:
-        page = _open(preview_context, preview_url, slug, width, "light")
-        try:
-            m = _first_plot(page).evaluate(TEXT_PX)
-        finally:
-            page.close()
+        m = _first_plot(_open(preview_tab, preview_url, slug, width, "light")).evaluate(TEXT_PX)
         assert abs(m["width"] - m["column"]) <= 1, f"{slug} at {width} px: plot {m['width']} px in a {m['column']} px column"
         assert 10 <= m["min"] and m["max"] <= 17, f"{slug} at {width} px: plot text from {m['min']:.1f} to {m['max']:.1f} px"
 
 
 @pytest.mark.parametrize("width", [1280, 420])
-def test_a_plot_has_the_page_background_in_dark_mode(preview_context, preview_url, width):
-    page = _open(preview_context, preview_url, "pinned-memory", width, "dark")
-    try:
-        plot = _first_plot(page)
-        plot.evaluate("el => { el.scrollIntoView({block: 'start'}); window.scrollBy(0, -40); }")
-        box = plot.bounding_box()
-        # a blank strip at the plot's top right (right of the first title) and one just outside it
-        inside = _rgb(page.screenshot(clip={"x": box["x"] + box["width"] - 12, "y": box["y"] + 2, "width": 8, "height": 6}))
-        outside = _rgb(page.screenshot(clip={"x": box["x"] + box["width"] - 12, "y": box["y"] - 10, "width": 8, "height": 6}))
-    finally:
-        page.close()
+def test_a_plot_has_the_page_background_in_dark_mode(preview_tab, preview_url, width):
+    page = _open(preview_tab, preview_url, "pinned-memory", width, "dark")
+    plot = _first_plot(page)
+    plot.evaluate("el => { el.scrollIntoView({block: 'start'}); window.scrollBy(0, -40); }")
+    box = plot.bounding_box()
+    # a blank strip at the plot's top right (right of the first title) and one just outside it
+    inside = _rgb(page.screenshot(clip={"x": box["x"] + box["width"] - 12, "y": box["y"] + 2, "width": 8, "height": 6}))
+    outside = _rgb(page.screenshot(clip={"x": box["x"] + box["width"] - 12, "y": box["y"] - 10, "width": 8, "height": 6}))
     assert len(outside) == 1 and inside == outside, f"plot background {inside} against the page's {outside}"
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", [1280, 420])
-def test_no_identifier_in_a_table_breaks_across_lines(preview_context, preview_url, width, scheme):
+def test_no_identifier_in_a_table_breaks_across_lines(preview_tab, preview_url, width, scheme):
     broken = {}
     for slug in ENTRIES:
-        page = _open(preview_context, preview_url, slug, width, scheme)
-        try:
-            labels = page.locator(".tabbed-labels > label")
-            for k in range(max(1, labels.count())):
-                if labels.count():
-                    labels.nth(k).click()
-                broken.update({f"{slug} tab {k + 1}: {name}": True for name in page.evaluate(BROKEN_CODE)})
-        finally:
-            page.close()
+        page = _open(preview_tab, preview_url, slug, width, scheme)
+        labels = page.locator(".tabbed-labels > label")
+        count = labels.count()
+        for k in range(max(1, count)):
+            if count:
+                labels.nth(k).click()
+            broken.update({f"{slug} tab {k + 1}: {name}": True for name in page.evaluate(BROKEN_CODE)})
     assert not broken, f"identifiers broken across lines at {width} px: {sorted(broken)}"

@@ -3,15 +3,13 @@ formatter, in claims and on the page: 'n = 4,194,304', a GEMM's size '4096 × 40
 
 from __future__ import annotations
 
-import logging
 import re
 from pathlib import Path
 
 import pytest
+from repository_build import render
 
-from glossary.build import GlossaryBuild
 from glossary.figures import fmt
-from glossary.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -28,10 +26,7 @@ def test_params_are_written_as_a_reader_writes_them():
 
 @pytest.fixture(scope="module")
 def pages() -> dict[str, str]:
-    options = Settings.resolve(ROOT / "entries", ROOT, {}, serving=True, environ={})
-    build = GlossaryBuild(settings=options, log=logging.getLogger("test"))
-    build.load()
-    return {slug: build.render_page(f"{slug}.md") for slug in ("tensor-cores", "cuda-graphs", "pinned-memory", "kernel-fusion")}
+    return {slug: render(slug) for slug in ("tensor-cores", "cuda-graphs", "pinned-memory", "kernel-fusion")}
 
 
 # "name=123" with no spaces, as a program prints it (compile flags such as -maxrregcount=32 aside)

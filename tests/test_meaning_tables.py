@@ -3,15 +3,12 @@ instead of a column that repeats one value down every row."""
 
 from __future__ import annotations
 
-import logging
-import re
 from pathlib import Path
 
 import pytest
+from repository_build import render
 
-from glossary.build import GlossaryBuild
 from glossary.figures.sweeps import ATTR_COLUMNS, AttrRow
-from glossary.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -41,10 +38,7 @@ def test_columns_with_one_value_in_every_row_are_named_once():
 
 @pytest.fixture(scope="module")
 def fusion_page() -> str:
-    options = Settings.resolve(ROOT / "entries", ROOT, {}, serving=True, environ={})
-    build = GlossaryBuild(settings=options, log=logging.getLogger("test"))
-    build.load()
-    return build.render_page("kernel-fusion.md")
+    return render("kernel-fusion")
 
 
 def _attribute_tables(markdown: str) -> list[tuple[str, list[list[str]]]]:

@@ -64,7 +64,7 @@ def test_clocks_in_words():
 
 
 def test_the_page_leads_with_what_a_reader_checks():
-    from test_measured_section import render
+    from repository_build import render
 
     page = render("tensor-cores")
     lead = next(line.strip() for line in page.splitlines() if "**Measured on** NVIDIA H200" in line)

@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import logging
 import re
 from pathlib import Path
 
 import pytest
+from repository_build import render
 
-from glossary.build import GlossaryBuild
 from glossary.entries.model import load_entries
 from glossary.figures import bind, fmt
 from glossary.figures.views import _ci_rel, device_views
-from glossary.settings import Settings
 from glossary.site.page import verdict_line
 from glossary.verdicts import claims
 from measure import store
@@ -35,13 +33,6 @@ def fusion(entries):
     entry = entries["kernel-fusion"]
     recorded = {key: store.load_file(entry.folder / "results" / f"{key}.json") for key in ("nvidia-h200", "tesla-t4")}
     return entry, {v.key: v for v in device_views(entry, recorded)}
-
-
-def render(slug: str) -> str:
-    options = Settings.resolve(ROOT / "entries", ROOT, {}, serving=True, environ={})
-    build = GlossaryBuild(settings=options, log=logging.getLogger("test"))
-    build.load()
-    return build.render_page(f"{slug}.md")
 
 
 @pytest.fixture(scope="module")

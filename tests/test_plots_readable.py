@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from serving import open_page
+from serving import fresh_tab
 
 pytestmark = pytest.mark.browser
-pytest_plugins = ["browser_fixtures"]  # its session fixtures: the served preview site and a context to read it in
+pytest_plugins = ["browser_fixtures"]  # its session fixtures: the served preview site and a tab to read it in
 
 ENTRIES = ("kernel-fusion", "memory-coalescing", "roofline", "launch-overhead")
 
@@ -69,33 +69,27 @@ def _plots(page):
             yield k, plot
 
 
-def test_plot_text_is_at_least_10px_on_a_phone(preview_context, preview_url):
-    page = open_page(preview_context, preview_url, 420)
+def test_plot_text_is_at_least_10px_on_a_phone(preview_tab, preview_url):
+    page = fresh_tab(preview_tab, preview_url, 420)
     seen = {}
-    try:
-        for slug in ENTRIES:
-            page.goto(preview_url + slug + "/")
-            for k, plot in _plots(page):
-                seen[f"{slug} tab {k + 1}"] = m = plot.evaluate(SMALLEST_TEXT)
-                assert m["count"] > 0
-                assert m["width"] <= m["column"] + 0.5, f"{slug}: the plot is wider than its column"
-    finally:
-        page.close()
+    for slug in ENTRIES:
+        page.goto(preview_url + slug + "/")
+        for k, plot in _plots(page):
+            seen[f"{slug} tab {k + 1}"] = m = plot.evaluate(SMALLEST_TEXT)
+            assert m["count"] > 0
+            assert m["width"] <= m["column"] + 0.5, f"{slug}: the plot is wider than its column"
     assert {s.split()[0] for s in seen} == set(ENTRIES)
     small = {where: round(m["px"], 2) for where, m in seen.items() if m["px"] < 10}
     assert not small, f"plot text under 10 px at a 420 px viewport: {small}"
 
 
-def test_every_roofline_point_names_its_variant(preview_context, preview_url):
-    page = open_page(preview_context, preview_url, 1280)
-    try:
-        page.goto(preview_url + "roofline/")
-        table = page.locator(".tabbed-block").first.locator("table", has=page.locator("th", has_text="FLOP/B")).first
-        names = [t.strip() for t in table.locator("tbody tr td:first-child").all_inner_texts()]
-        (_, plot), *_ = list(_plots(page))
-        titles = plot.evaluate(ROOFLINE_TITLES)
-    finally:
-        page.close()
+def test_every_roofline_point_names_its_variant(preview_tab, preview_url):
+    page = fresh_tab(preview_tab, preview_url, 1280)
+    page.goto(preview_url + "roofline/")
+    table = page.locator(".tabbed-block").first.locator("table", has=page.locator("th", has_text="FLOP/B")).first
+    names = [t.strip() for t in table.locator("tbody tr td:first-child").all_inner_texts()]
+    (_, plot), *_ = list(_plots(page))
+    titles = plot.evaluate(ROOFLINE_TITLES)
     assert len(names) > 1 and len(titles) == len(names)
     assert all(t is not None for t in titles), "a roofline point without a hover title"
     # in the table's order, each point titled with the table's name and then its figures

@@ -12,6 +12,7 @@ from glossary.site import tags, tooltips
 from glossary.build import GlossaryBuild
 from glossary.settings import GlossaryError, Settings
 from glossary.entries.model import Lesson, parse_entry
+from repository_build import render
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -80,10 +81,7 @@ def test_tag_slugs_and_paths():
 
 
 def test_kernel_fusion_page_has_plot_kernel_source_tags_and_lesson_titles():
-    options = Settings.resolve(ROOT / "entries", ROOT, {}, serving=True, environ={})
-    build = GlossaryBuild(settings=options, log=logging.getLogger("test"))
-    build.load()
-    page = build.render_page("kernel-fusion.md")
+    page = render("kernel-fusion")
     assert "(kernel-fusion/plots/tesla-t4.svg){ .glossary-plot" in page
     assert '??? note "chain.cu — sha256 ' in page
     assert "    ```cuda\n" in page

@@ -22,10 +22,10 @@ from mkdocs.config import load_config
 
 from conftest import ROOT, mkdocs, write_project
 from glossary.build import GlossaryBuild
-from glossary.settings import Settings
 from glossary.site import sitemap
 from glossary.site.render import cite_imports
 from measure import results
+from repository_build import repository_build
 
 SITE_URL = "https://example.org/cuda-glossary/"
 
@@ -179,10 +179,7 @@ def test_tag_pages_say_published_only_where_every_entry_is(builds):
 
 
 def _kernel_fusion(preview: bool) -> GlossaryBuild:
-    build = GlossaryBuild(settings=Settings.resolve(ROOT / "entries", ROOT, {}, serving=preview, environ={}),
-                          log=logging.getLogger("test"))
-    build.load()
-    return build
+    return repository_build(preview)
 
 
 def test_the_t4_tab_links_the_lesson_text_the_site_publishes():

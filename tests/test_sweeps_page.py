@@ -421,7 +421,7 @@ def test_results_without_sweeps_attributes_or_metrics_show_none_of_the_new_secti
 
 
 def test_imported_figures_without_the_new_fields_show_none_of_the_new_sections():
-    from test_measured_section import render
+    from repository_build import render
     text = render("kernel-fusion")
     t4 = text[text.index('=== "Tesla T4'):]
     for marker in NEW_SECTIONS:

@@ -40,9 +40,9 @@ _WRAPPED = """() => [...document.querySelectorAll('article td')].filter(td => td
 }).map(td => td.innerText)"""
 
 
-from serving import open_page  # noqa: E402
+from serving import fresh_tab  # noqa: E402
 
-pytest_plugins = ["browser_fixtures"]  # its session fixtures: the served preview site and a context to read it in
+pytest_plugins = ["browser_fixtures"]  # its session fixtures: the served preview site and a tab to read it in
 
 
 def _each_tab(page):
@@ -55,8 +55,8 @@ def _each_tab(page):
 
 
 @pytest.mark.parametrize("slug", ENTRY_PAGES)
-def test_every_table_fits_its_column_at_1280(preview_url, preview_context, slug):
-    page = open_page(preview_context, preview_url, 1280)
+def test_every_table_fits_its_column_at_1280(preview_url, preview_tab, slug):
+    page = fresh_tab(preview_tab, preview_url, 1280)
     page.goto(f"{preview_url}{slug}/")
     checked = 0
     for tab in _each_tab(page):
@@ -65,23 +65,20 @@ def test_every_table_fits_its_column_at_1280(preview_url, preview_context, slug)
             assert t["table"] <= t["column"], f"{slug}, {tab}: table '{t['head']}' is {t['table']} px " \
                                               f"in a {t['column']} px column"
     assert checked, f"{slug}: no tables found"
-    page.close()
 
 
 @pytest.mark.parametrize("slug", ENTRY_PAGES)
-def test_no_number_wraps_at_420(preview_url, preview_context, slug):
-    page = open_page(preview_context, preview_url, 420)
+def test_no_number_wraps_at_420(preview_url, preview_tab, slug):
+    page = fresh_tab(preview_tab, preview_url, 420)
     page.goto(f"{preview_url}{slug}/")
     for tab in _each_tab(page):
         assert page.evaluate(_WRAPPED) == [], f"{slug}, {tab}: numeric cells wrap"
-    page.close()
 
 
-def test_a_wide_table_at_420_scrolls_with_a_cue(preview_url, preview_context):
+def test_a_wide_table_at_420_scrolls_with_a_cue(preview_url, preview_tab):
     """Where a table is wider than a phone's column, its container scrolls and draws edge shadows."""
-    page = open_page(preview_context, preview_url, 420)
+    page = fresh_tab(preview_tab, preview_url, 420)
     page.goto(f"{preview_url}kernel-fusion/")
     wrap = page.locator("article .md-typeset__scrollwrap").first
     style = wrap.evaluate("w => [getComputedStyle(w).overflowX, getComputedStyle(w).backgroundImage]")
     assert style[0] == "auto" and "gradient" in style[1]
-    page.close()

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, mkdocs, write_project
-from serving import OFF_LOCALHOST, playwright_or_skip, serve
+from serving import OFF_LOCALHOST, hover, playwright_or_skip, serve, without_search
 from site_fixture import fixture_config
 
 pytestmark = pytest.mark.browser
@@ -131,7 +131,8 @@ class Reader:
     """A browser tab at one colour scheme that records every dialog a page opens."""
 
     def __init__(self, browser, scheme: str):
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+        # no test here searches: the search box is not what a reader of these pages touches
+        self.context = without_search(browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme))
         self.context.route(OFF_LOCALHOST, lambda route: route.abort())
         self.page = self.context.new_page()
         self.page.set_default_timeout(10_000)
@@ -153,10 +154,9 @@ def _read_like_a_reader(reader: Reader, url: str) -> None:
     page.wait_for_timeout(300)  # an <img onerror> fires once its request fails
     targets = page.locator("article a, article abbr, article img, article object, article [title], "
                            "article summary, article p")
-    for i in range(min(targets.count(), 80)):
-        handle = targets.nth(i)
+    for handle in targets.element_handles()[:80]:
         if handle.is_visible():
-            handle.hover(timeout=2_000)
+            hover(page, handle, timeout=2_000)
             page.wait_for_timeout(40)
     for link in page.locator("article a").all():
         text = link.inner_text().strip()
