@@ -14,18 +14,11 @@ from mkdocs.config import load_config
 from mkdocs.structure import pages
 
 from conftest import write_project
+from test_memo import ENTRY as MEMO_ENTRY
 from glossary.site import sanitize
 
-ENTRY = """\
----
-title: {title}
-summary: The {title} term, in one sentence.
-related: [{related}]
-author: pending
-reviewer: pending
----
-Prose about {title}, which is not {other}.
-
+# the memo tests' entry, with a section an anchor link can name
+ENTRY = MEMO_ENTRY + """
 ## A section {{: #{slug}-section }}
 
 More about [{other}]({other_slug}.md#{other_slug}-section).
