@@ -65,3 +65,9 @@ def test_every_body_of_figures_alone_is_evaluated_and_nothing_compiled(monkeypat
     for body in [ENTRY.body, *BODIES[1:7]]:
         _render(body)
     assert len(evaluated) >= 7  # a cited table evaluates its caller too
+
+
+def test_a_raw_block_is_shown_as_typed():
+    text, problems, _ = _render('{% raw %}{{ fig.speedup("a", "b") }}{% endraw %} and {{ fig.speedup("staged", "fused") }}')
+    assert text.startswith('{{ fig.speedup("a", "b") }} and <span class="glossary-figure"'), text
+    assert problems == []

@@ -165,7 +165,7 @@ def render_body(body: str, devices: tuple[DeviceView, ...], bytes_by_variant: di
             env.globals["_glossary_at"] = at
             marked = _OUTPUT.sub(lambda m, k=iter(range(len(outputs))): "{{ _glossary_at(%d) }}" % next(k) + m.group(0),
                                  masked)
-            text = env.from_string(marked).render()
+            text = _MARKER.sub("", env.from_string(marked).render())  # a marker inside a raw block is text
         rendered = unmask_code(text, codes)
         if cited is not None:
             cited += citations.cited
@@ -177,6 +177,7 @@ def render_body(body: str, devices: tuple[DeviceView, ...], bytes_by_variant: di
 
 
 _OUTPUT = re.compile(r"\{\{(.*?)\}\}", re.S)
+_MARKER = re.compile(r"\{\{ _glossary_at\(\d+\) \}\}")
 
 
 def _figure_nodes(body: list[nodes.Node]) -> list[nodes.Node]:
