@@ -132,27 +132,6 @@ def compile_source(entry_dir: Path, source: str, arch: str, flags: list[str], *,
     return Compiled(cubin, reads, shown)
 
 
-def parse_deps(text: str) -> list[str]:
-    """The prerequisites of a make rule as nvcc -MD writes it (backslash-continued, spaces escaped)."""
-    joined = text.replace("\\\n", " ")
-    _, _, after = joined.partition(": ")
-    out, current, escaped = [], "", False
-    for ch in after.split("\n")[0]:
-        if escaped:
-            current, escaped = current + ch, False
-        elif ch == "\\":
-            escaped = True
-        elif ch.isspace():
-            if current:
-                out.append(current)
-            current = ""
-        else:
-            current += ch
-    if current:
-        out.append(current)
-    return out
-
-
 _MARKER = re.compile(rb'# \d+ "((?:[^"\\\n]|\\.)*)"((?: [1-4])*)[ \t]*\r?$')
 _LOOKS_LIKE_MARKER = re.compile(rb'# \d+ "')
 _ESCAPE = re.compile(r'\\(?:([0-7]{1,3})|(.))')
@@ -202,14 +181,14 @@ def _unquote(raw: bytes) -> str:
     return _ESCAPE.sub(one, text)
 
 
-def entry_reads(deps: str | list[str], toolkits: tuple[str, ...], source: str,
+def entry_reads(deps: list[str], toolkits: tuple[str, ...], source: str,
                 covered: set[str] | None) -> tuple[str, ...]:
-    """The entry files a compile read, relative to its folder, from the files it read (``deps``: a
-    list, or a make rule as ``-MD`` writes it); CompileFailed for any file outside the entry's
-    folder, the toolkit and the system's headers, or an entry file not ``covered``."""
+    """The entry files a compile read, relative to its folder, from the files it read (``deps``,
+    ``preprocessed_reads``); CompileFailed for any file outside the entry's folder, the toolkit and
+    the system's headers, or an entry file not ``covered``."""
     reads = []
     toolkits = tuple(str(t).rstrip("/") + "/" for t in toolkits)
-    for dep in (parse_deps(deps) if isinstance(deps, str) else deps):
+    for dep in deps:
         path = os.path.normpath(dep if dep.startswith("/") else os.path.join(OUT, dep))
         if path.startswith(ENTRY + "/"):
             rel = path[len(ENTRY) + 1:]
