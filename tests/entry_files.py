@@ -3,6 +3,7 @@ front-matter and body, the float64 reference imported as a module, and float32 c
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 from pathlib import Path
 
@@ -12,11 +13,28 @@ import yaml
 ENTRIES = Path(__file__).resolve().parent.parent / "entries"
 
 
+# libyaml where PyYAML has it: the test modules that parametrize over the entries' specs read every
+# front-matter while they are collected, in every pytest-xdist worker (issue 34).
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def split(slug: str) -> tuple[dict, str]:
     """The entry's front-matter (parsed) and its body."""
     text = (ENTRIES / f"{slug}.md").read_text(encoding="utf-8")
     head, body = text[3:].split("\n---", 1)
-    return yaml.safe_load(head), body
+    return yaml.load(head, Loader=_LOADER), body
+
+
+@functools.lru_cache(maxsize=None)
+def _front_matter_text(path: Path) -> str:
+    text = path.read_text(encoding="utf-8")
+    return text[3:].split("\n---", 1)[0] if text.startswith("---") else ""
+
+
+def front_matter_at(path: Path) -> dict:
+    """The front-matter of the entry file at ``path`` ({} where it has none), parsed afresh from a text
+    read once per test process: the caller may change what it gets."""
+    return yaml.load(_front_matter_text(Path(path)), Loader=_LOADER) or {}
 
 
 def front_matter(slug: str) -> dict:

@@ -3,7 +3,8 @@
 from pathlib import Path
 
 import pytest
-import yaml
+
+from entry_files import front_matter_at
 
 from measure.harness import compile as nvcc
 from measure.sandbox import nvcc as sandbox_nvcc
@@ -14,17 +15,9 @@ from measure.typed import load
 ENTRIES = Path(__file__).resolve().parent.parent / "entries"
 
 
-def _front_matter(path: Path) -> dict:
-    text = path.read_text(encoding="utf-8")
-    if not text.startswith("---"):
-        return {}
-    head = text[3:].split("\n---", 1)[0]
-    return yaml.safe_load(head) or {}
-
-
 def _cases():
     for md in sorted(ENTRIES.glob("*.md")):
-        data = _front_matter(md)
+        data = front_matter_at(md)
         if "measure" not in data:
             continue
         spec = load(MeasureSpec, data["measure"], key="measure")

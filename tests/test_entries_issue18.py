@@ -310,6 +310,8 @@ def test_spilling_grid_covers_the_elements():
 # -- the kernels compile for every arch each entry claims, with each variant's defines ----------
 
 def _compile_cases():
+    """(slug, arch, nvcc options) for every variant at every point of its sweep, worked out from the
+    front-matter here, independently of the harness's own ``compile_options``."""
     for slug in SLUGS:
         m = front_matter(slug)["measure"]
         for arch in m["archs"]:
@@ -321,18 +323,21 @@ def _compile_cases():
                     flags = [f"-D{k}={eval(str(e), {}, env)}" for k, e in (v.get("defines") or {}).items()]  # noqa: S307
                     if v.get("maxrregcount"):
                         flags.append(f"-maxrregcount={eval(str(v['maxrregcount']), {}, env)}")  # noqa: S307
-                    yield pytest.param(slug, arch, tuple(flags), id=f"{slug}-{arch}-{'-'.join(flags) or 'plain'}")
+                    yield slug, arch, tuple(flags)
 
 
-@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
-@pytest.mark.parametrize("slug,arch,flags", sorted(set(_compile_cases()), key=lambda p: p.id))
-def test_kernels_compile_with_each_variants_flags(slug, arch, flags, tmp_path):
-    m = front_matter(slug)["measure"]
-    for source in m["sources"]:
-        cmd = ["nvcc", "--cubin", *m["nvcc_flags"], "-arch", arch, *flags, "-o", str(tmp_path / "k.cubin"),
-               str(ENTRIES / slug / source)]
-        done = subprocess.run(cmd, capture_output=True, text=True)
-        assert done.returncode == 0, done.stderr
+def test_each_variants_flags_are_a_build_that_the_compile_test_compiles():
+    # tests/test_compile.py compiles every build the harness makes for an entry (its sandboxed nvcc,
+    # each arch, each variant's options); compiling the same builds here again cost 32 nvcc runs,
+    # about 28 CPU-s of the suite (issue 34).  What is left to check here is that the harness's builds
+    # are the ones the front-matter asks for.
+    from test_compile import CASES
+
+    compiled = {(case.values[0], case.values[2], case.values[4]) for case in CASES}
+    wanted = set(_compile_cases())
+    assert {slug for slug, _, _ in wanted} == set(SLUGS)
+    assert not wanted - compiled, f"builds the front-matter asks for that the compile test does not compile: " \
+                                  f"{sorted(wanted - compiled)}"
 
 
 # -- bench/tensor_peer.py: the pure parts (no torch, no GPU) ------------------------------------

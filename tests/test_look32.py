@@ -13,8 +13,8 @@ from glossary.build import GlossaryBuild
 from glossary.site import plots, svgplot
 from repository_build import repository_build
 
-from tests.test_meaning_plots import VIEWS
-from tests.test_meaning_tables import _attribute_tables
+from test_meaning_plots import VIEWS
+from test_meaning_tables import _attribute_tables
 
 ROOT = Path(__file__).resolve().parent.parent
 SVG_NS = "{http://www.w3.org/2000/svg}"

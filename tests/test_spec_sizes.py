@@ -5,8 +5,8 @@ import json
 from pathlib import Path
 
 import pytest
-import yaml
 
+from entry_files import front_matter_at
 from measure import expr
 from measure.spec import BufferSizeError, MeasureSpec, buffer_bytes, working_set_bytes
 from measure.typed import load
@@ -50,14 +50,10 @@ def test_a_size_that_cannot_be_evaluated_names_its_buffer():
     assert str(info.value) == str(plain.value)  # the expression's own message, unchanged
 
 
-def _front_matter(path: Path) -> dict:
-    return yaml.safe_load(path.read_text(encoding="utf-8")[3:].split("\n---", 1)[0]) or {}
-
-
 def _recorded():
     for path in sorted(ENTRIES.glob("*/results/*.json")):
         md = ENTRIES / f"{path.parent.parent.name}.md"
-        spec = load(MeasureSpec, _front_matter(md)["measure"], key="measure")
+        spec = load(MeasureSpec, front_matter_at(md)["measure"], key="measure")
         for size in json.loads(path.read_text(encoding="utf-8")).get("sizes", []):
             if size.get("working_set_bytes") is not None:
                 yield pytest.param(spec, size["params"], size["working_set_bytes"],
