@@ -144,3 +144,48 @@ def test_a_broken_front_matter_shows_on_its_page_and_the_rest_keeps_serving(serv
     entry.write_text(good, encoding="utf-8")  # fixed: the entry's own page comes back
     served.wait_for(lambda: "does not parse" not in _get(served.base + f"{SLUG}/")[1])
     assert "Kernel fusion" in _get(served.base + f"{SLUG}/")[1]
+
+
+# -- how often the watched folders are polled (no server started) --------------------------------
+
+def _hooks_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("glossary_hooks_polling", ROOT / "hooks" / "glossary_hooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _as_mkdocs_serve_watches(tmp_path: Path, files: int, rendered: bool) -> list[float]:
+    """The polling interval of every folder `mkdocs serve` watches for a project whose entries folder
+    holds ``files`` files, in the order MkDocs' serve command watches them around the hook's on_serve."""
+    from types import SimpleNamespace
+
+    from mkdocs.livereload import LiveReloadServer
+
+    entries = tmp_path / "entries"
+    entries.mkdir()
+    for k in range(files):
+        (entries / f"{k}.md").write_text("x")
+    (tmp_path / "data").mkdir()
+    docs = tmp_path / "build" if rendered else entries
+    docs.mkdir(exist_ok=True)
+    config = SimpleNamespace(docs_dir=str(docs), watch=[str(entries), str(tmp_path / "data")])
+    server = LiveReloadServer(builder=lambda: None, host="127.0.0.1", port=0, root=str(tmp_path / "site"))
+    server.watch(config.docs_dir)  # what mkdocs serve watches before on_serve
+    if rendered:
+        server.unwatch(config.docs_dir)  # the hook's on_serve, in render mode
+    _hooks_module()._poll_often(server, config, watched_already=not rendered)
+    for item in config.watch:  # and after it
+        server.watch(item)
+    return sorted(emitter.timeout for emitter in server.observer.emitters)
+
+
+@pytest.mark.parametrize("rendered", [True, False])
+def test_small_watched_folders_are_polled_every_tenth_of_a_second(tmp_path, rendered):
+    assert _as_mkdocs_serve_watches(tmp_path, 20, rendered) == [0.1, 0.1]
+
+
+def test_large_watched_folders_keep_mkdocs_interval(tmp_path):
+    assert _as_mkdocs_serve_watches(tmp_path, 2_001, rendered=True) == [0.5, 0.5]
