@@ -7,7 +7,6 @@ here is the adapter, which remembers the command (``serve`` shows drafts) and th
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from urllib.parse import urljoin
 
@@ -140,7 +139,6 @@ class _Adapter:
                 server.unwatch(config.docs_dir)
             except KeyError:
                 pass
-        _poll_often(server, config, watched_already=not self.rendered)
         return server
 
     def on_post_build(self, config) -> None:
@@ -155,46 +153,6 @@ class _Adapter:
         if self.sitemap_locations is not None:
             sitemap.rewrite(Path(config.site_dir), self.sitemap_locations)
         log.info("%s", self.build.summary())
-
-
-# MkDocs' server looks for edits by polling each watched folder every 0.5 s, so an edit waited 0.25 s on
-# average (up to 0.5 s) before its rebuild began: a fifth of what a prose edit took to show (issue 34).
-# Where the watched folders are small, they are polled every 0.1 s instead; a poll stats every file, so
-# past POLL_OFTEN_FILES files they keep MkDocs' interval.
-POLL_S = 0.1
-POLL_OFTEN_FILES = 2_000
-
-
-def _poll_often(server, config, watched_already: bool) -> None:
-    """The folders `mkdocs serve` watches for this project polled every ``POLL_S`` seconds where they
-    hold at most ``POLL_OFTEN_FILES`` files.  MkDocs gives no setting for it: the interval is its polling
-    observer's (watchdog's ``timeout``), which each folder's poller takes when the folder is watched, so
-    the folders mkdocs.yml's ``watch:`` names (watched after this event) get it, and docs_dir is watched
-    again to get it.  Where that observer is not there as expected, MkDocs' own polling stays."""
-    observer = getattr(server, "observer", None)
-    if not isinstance(getattr(observer, "_timeout", None), (int, float)) or observer._timeout <= POLL_S:
-        return
-    folders = [Path(config.docs_dir), *(Path(w) for w in config.watch)]
-    if _count_files(folders, POLL_OFTEN_FILES + 1) > POLL_OFTEN_FILES:
-        return
-    observer._timeout = POLL_S
-    if watched_already:
-        try:
-            server.unwatch(config.docs_dir)
-        except KeyError:
-            return
-        server.watch(config.docs_dir)
-
-
-def _count_files(folders: list[Path], limit: int) -> int:
-    """Files under ``folders``, counted up to ``limit``."""
-    count = 0
-    for folder in folders:
-        for _, _, names in os.walk(folder):
-            count += len(names)
-            if count >= limit:
-                return count
-    return count
 
 
 def _named_assets(config) -> list[str]:
