@@ -53,7 +53,7 @@ class GlossaryBuild:
     memo: Memo | None = None
     broken: dict[str, str] = field(default_factory=dict)  # serve only: slug -> why its file does not parse
     _env: SandboxedEnvironment | None = field(default=None, init=False, repr=False)
-    _pages: dict[str, str] | None = field(default=None, init=False, repr=False)  # _entry_pages
+    _pages: tuple[parallel.Ahead, dict[str, int]] | None = field(default=None, init=False, repr=False)  # _entry_page
     _figure_lint: dict[str, list[lint.Finding]] = field(default_factory=dict, init=False, repr=False)
     _page_context: str | None = field(default=None, init=False, repr=False)
 
@@ -334,7 +334,7 @@ class GlossaryBuild:
             if self.memo is not None:
                 markdown = self.memo.keep("page", slug, self._pages_context(), page_of)
             else:
-                markdown = self._entry_pages(context).pop(slug, None) or page_of()
+                markdown = self._entry_page(context, slug) or page_of()
             self.rendered[src_uri] = markdown
             return markdown
         return None
@@ -343,18 +343,19 @@ class GlossaryBuild:
         return build_work.PageInputs(self.settings.templates_dir, self.models, self.hidden, self.lesson_catalog,
                            self.lessons_by_day, self.matcher or self.terms)
 
-    def _entry_pages(self, context: "build_work.PageInputs") -> dict[str, str]:
-        """A plain build's entry pages, rendered at once on every core where a pool is worth it (the
-        first page MkDocs asks for renders them all; each is handed out once).  Empty where a pool is not
-        worth it: each page is then rendered when MkDocs asks for it."""
+    def _entry_page(self, context: "build_work.PageInputs", slug: str) -> str | None:
+        """A plain build's entry page, rendered ahead on the cores MkDocs does not work on while it turns the
+        pages before into HTML (``parallel.Ahead``, started by the first page asked for); None for one handed out."""
         if self._pages is None:
             slugs = [s for s in self.models if self.shown(s)]
-            pooled = parallel.workers_for(len(slugs), self.settings.workers) > 1
-            if pooled:  # a forked worker starts with this build's environment, its templates compiled
+            if parallel.workers_for(len(slugs), self.settings.workers) > 1:
+                # a forked worker starts with this build's environment, its templates compiled
                 build_work.share_env(context.templates_dir, self.env)
-            self._pages = dict(zip(slugs, parallel.each(build_work.entry_page, slugs, context, self.settings.workers))) \
-                if pooled else {}
-        return self._pages
+            self._pages = (parallel.Ahead(build_work.entry_page, slugs, context, self.settings.workers),
+                           {s: i for i, s in enumerate(slugs)})
+        ahead, index = self._pages
+        at = index.pop(slug, None)
+        return None if at is None else ahead.get(at)
 
     def _pages_context(self) -> str:
         """What an entry's page shows of the rest of the site (for the memo): every entry's front-matter

@@ -40,6 +40,42 @@ def test_few_items_or_one_worker_run_here():
     assert parallel.workers_for(parallel.MIN_ITEMS, 8) == 2  # never more workers than chunks of items
 
 
+@pytest.mark.parametrize("workers", [1, 2, 3])
+@pytest.mark.parametrize("order", ["forward", "backward", "shuffled"])
+def test_results_ahead_are_what_the_loop_returns_whatever_order_they_are_taken_in(workers, order):
+    import random
+
+    items = [i for i in range(300) if i != 13]
+    ahead = parallel.Ahead(_square_or_fail, items, 7, workers=workers)
+    assert (ahead._pool is not None) == (workers > 1)
+    taken = list(range(len(items)))
+    if order == "backward":  # the caller takes the last first: it works out every chunk the pool has not begun
+        taken.reverse()
+    elif order == "shuffled":
+        random.Random(34).shuffle(taken)
+    assert {i: ahead.get(i) for i in taken} == {i: items[i] * items[i] + 7 for i in taken}
+    assert ahead._pool is None  # ended with the last result taken
+
+
+def test_an_items_error_ahead_is_raised_by_its_own_get():
+    ahead = parallel.Ahead(_square_or_fail, list(range(200)), 0, workers=2)
+    got = {}
+    for i in range(200):
+        if i == 13:
+            with pytest.raises(ValueError, match="item 13 fails"):
+                ahead.get(i)
+        else:
+            got[i] = ahead.get(i)
+    assert got == {i: i * i for i in range(200) if i != 13} and ahead._pool is None
+
+
+def test_a_closed_ahead_still_gives_every_result():
+    ahead = parallel.Ahead(_square_or_fail, list(range(14, 200)), 1, workers=3)
+    first = ahead.get(0)
+    ahead.close()
+    assert [first] + [ahead.get(i) for i in range(1, 186)] == [i * i + 1 for i in range(14, 200)]
+
+
 @pytest.mark.skipif("spawn" not in multiprocessing.get_all_start_methods(), reason="no spawn here")
 def test_a_spawned_pool_gives_the_same(monkeypatch):
     monkeypatch.setattr(parallel, "_start_method", lambda: multiprocessing.get_context("spawn"))
@@ -75,7 +111,8 @@ def test_the_real_glossary_judged_and_rendered_by_a_pool_is_the_same(monkeypatch
     one, one_pages = _real_build("1")
     monkeypatch.setattr(parallel, "MIN_ITEMS", 2)  # the real glossary is small: pool it anyway
     two, two_pages = _real_build("2")
-    assert two._pages == {}  # every page handed out once
+    ahead, index = two._pages
+    assert index == {} and ahead._pool is None  # every page handed out once, and the pool ended with the last
     assert list(two.entries) == list(one.entries) and two_pages == one_pages
     assert {s: v.reasons for s, v in two.verdicts.items()} == {s: v.reasons for s, v in one.verdicts.items()}
     assert two._figure_lint == one._figure_lint

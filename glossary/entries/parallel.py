@@ -16,7 +16,7 @@ what is to be said and the caller says it.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, Generic, Sequence, TypeVar
 
 from measure import tools
 
@@ -50,6 +50,68 @@ def each(task: Callable[[C, T], R], items: Sequence[T], context: C, workers: int
     with ProcessPoolExecutor(max_workers=count, mp_context=_start_method(),
                              initializer=_enter, initargs=(context,)) as pool:
         return list(pool.map(_call, [task] * len(items), items, chunksize=chunk))
+
+
+class Ahead(Generic[R]):
+    """``task(context, item)`` for each of ``items``, worked out ahead, in the items' order, by a pool of one
+    process fewer than the cores, while the caller goes on with work of its own on the last core:
+    ``get(i)`` waits for the i-th result alone.  Where the pool has not started the chunk of items the
+    caller asks for, the caller works those items out itself, so a caller with nothing else to do keeps
+    every core busy too.  Where a pool is not worth it (``workers_for``; one core, two with too few items)
+    every item is worked out by its ``get``.  An exception an item raises is raised by its ``get``.  The
+    pool ends once every result has been taken, or at ``close``."""
+
+    def __init__(self, task: Callable[[C, T], R], items: Sequence[T], context: C, workers: int | None = None) -> None:
+        self.task, self.items, self.context = task, list(items), context
+        self._left = len(self.items)
+        self._pool = None
+        self._chunk = 1
+        self._chunks: list = []  # a future per chunk of items; None where the caller works the chunk out
+        count = workers_for(len(self.items), workers) - 1
+        if count < 1:
+            return
+        from concurrent.futures import ProcessPoolExecutor
+
+        # Small chunks: the first results are back soon, and the caller seldom waits for one.
+        self._chunk = max(1, min(16, len(self.items) // (count * 8)))
+        self._pool = ProcessPoolExecutor(max_workers=count, mp_context=_start_method(), initializer=_enter,
+                                         initargs=(context,))
+        self._chunks = [self._pool.submit(_call_chunk, task, self.items[at:at + self._chunk])
+                        for at in range(0, len(self.items), self._chunk)]
+
+    def get(self, index: int) -> R:
+        """The ``index``-th item's result; each is meant to be taken once, and the pool ends with the last."""
+        self._left -= 1
+        try:
+            k = index // self._chunk
+            future = self._chunks[k] if k < len(self._chunks) else None
+            if future is not None and (future.cancel() or future.cancelled()):  # not started (or closed)
+                self._chunks[k] = future = None
+            if future is None:
+                return self.task(self.context, self.items[index])
+            ok, value = future.result()[index % self._chunk]
+            if not ok:
+                raise value
+            return value
+        finally:
+            if self._left <= 0:
+                self.close()
+
+    def close(self) -> None:
+        """The pool ended; whatever it had not begun is dropped, and worked out here if asked for."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+def _call_chunk(task: Callable[[Any, T], R], items: list[T]) -> list[tuple[bool, Any]]:
+    """(True, result) or (False, the exception raised) for each item: one item's error is its own."""
+    out: list[tuple[bool, Any]] = []
+    for item in items:
+        try:
+            out.append((True, task(_context, item)))
+        except Exception as err:  # noqa: BLE001 - handed back to the caller, which raises it
+            out.append((False, err))
+    return out
 
 
 def _start_method():
