@@ -216,8 +216,7 @@ class GlossaryBuild:
     def site_files(self, directory_urls: bool = True) -> dict[str, str | bytes]:
         """Docs-relative path -> content of every file the glossary adds (plots from the cache where it can)."""
         cache = plots.PlotCache(self.settings.cache_dir) if self.settings.cache_dir else None
-        # serve: an unchanged entry's result files are the ones written before
-        kept = self._kept_result_files if self.memo is not None else None
+        kept = self._kept_result_files if self.memo is not None else None  # serve: unchanged ones as written before
         draw = cache.svg if cache else plots.device_svg
         if self.memo is None:  # a plain build draws every plot at once, on every core where that is worth it
             views = [view for m in self.shown_models() for view in m.devices if plots.has_plot(view)]
@@ -235,7 +234,8 @@ class GlossaryBuild:
         return made
 
     def _kept_result_files(self, slug: str, recorded: dict[str, Result]) -> dict[str, str]:
-        return self.memo.keep("result files", slug, "", lambda: sitefiles.result_files(slug, recorded))
+        key = tree_signature(store.results_dir(self.entries[slug].folder))  # a prose edit writes none again
+        return self.memo.keyed("result files", slug, key, lambda: sitefiles.result_files(slug, recorded))
 
     def published_files(self, named_assets: list[str] = (), directory_urls: bool = True) -> dict[str, str | bytes]:
         """Docs-relative path -> content of everything this build publishes: each shown page rendered

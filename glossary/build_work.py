@@ -28,7 +28,7 @@ def judged(context: tuple[trust_mod.Trust, dict], entry: Entry, memo: Memo | Non
     try:
         if memo is not None:
             judged = memo.keep("assessment", entry.slug, context_key,
-                               lambda: assess.assess_recorded(entry, policy, catalog))
+                               lambda: assess.assess_recorded(entry, policy, catalog, load=memo.results))
         else:
             judged = assess.assess_recorded(entry, policy, catalog)
     except store.StoreError as err:

@@ -125,16 +125,29 @@ class Memo:
         return cached
 
     def keep(self, kind: str, slug: str, context: str, make: Callable[[], Any]) -> Any:
-        """``make()``, the entry's ``kind`` of work (its assessment, its page, its result files), reused
-        while the entry and ``context`` (what else that work reads) are as they were."""
+        """``make()``, the entry's ``kind`` of work (its assessment, its page), reused while the entry and
+        ``context`` (what else that work reads) are as they were."""
         entry_key = self.entry_keys.get(slug)
-        key = (entry_key or "") + "\0" + context
+        return self.keyed(kind, slug, entry_key and entry_key + "\0" + context, make)
+
+    def keyed(self, kind: str, slug: str, key: str | None, make: Callable[[], Any]) -> Any:
+        """``make()``, the entry's ``kind`` of work, reused while ``key`` (a digest of all it reads) is as it
+        was; a None key reuses nothing."""
         held = self.made.get((kind, slug))
-        if entry_key and held is not None and held[0] == key:
+        if key and held is not None and held[0] == key:
             return held[1]
         value = make()
         self.made[(kind, slug)] = (key, value)
         return value
+
+    def results(self, folder: Path) -> dict:
+        """``measure.store.load_results(folder)``, reused while the entry's results files are as they were
+        (each file's size and modification time): a prose edit reads and validates none again.  The
+        results are frozen; the dict is the caller's own."""
+        from measure import store
+
+        return dict(self.keyed("results", str(folder), tree_signature(store.results_dir(folder)),
+                               lambda: store.load_results(folder)))
 
     def context_with(self, entries, *context: Any) -> str:
         """``context`` and ``entries`` as this rebuild has them: for work that reads other entries

@@ -141,3 +141,26 @@ def test_the_themes_templates_are_compiled_once_per_serve_and_again_when_edited(
     sources["main.html"] = "<h1>{{ page }}</h1>"
     assert rebuild() == "<h1>kernel fusion</h1>"
     assert compiled == ["main.html", "main.html"]
+
+
+def test_results_are_read_again_only_when_a_results_file_changes(tmp_path, monkeypatch):
+    import os
+    import shutil
+
+    from measure import store
+
+    folder = tmp_path / "kernel-fusion"
+    shutil.copytree(ROOT / "entries" / "kernel-fusion" / "results", folder / "results")
+    reads = []
+    load = store.load_results
+    monkeypatch.setattr(store, "load_results", lambda f: reads.append(f) or load(f))
+    memo = Memo()
+    first = memo.results(folder)
+    assert first and first == load(folder) and len(reads) == 1
+    again = memo.results(folder)  # an edit to the entry's prose: its results as they were
+    assert again == first and all(again[k] is first[k] for k in first) and len(reads) == 1
+    again.clear()  # the caller's own dict
+    assert memo.results(folder) == first
+    path = sorted((folder / "results").glob("*.json"))[0]
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000))
+    assert memo.results(folder) == first and len(reads) == 2  # a results file touched: read again

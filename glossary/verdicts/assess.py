@@ -27,6 +27,8 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
 
 from glossary.entries import images, masking
 from glossary.verdicts import agreement, claims, findings, gate, people, reproductions, review, trust
@@ -79,10 +81,11 @@ class Assessment:
         return self.verdict.publishable
 
 
-def assess_recorded(entry: Entry, policy: trust.Trust | None = None, catalog: dict | None = None) -> Assessment:
+def assess_recorded(entry: Entry, policy: trust.Trust | None = None, catalog: dict | None = None,
+                    load: Callable[[Path], dict[str, Result]] = store.load_results) -> Assessment:
     """The one assess step of the build and of `glossary check`: load the entry's recorded results
     (``measure.store``: a StoreError names the file and the key) and judge the entry with them."""
-    recorded = store.load_results(entry.folder)
+    recorded = load(entry.folder)
     policy = policy or trust.Trust(mode="names")
     return assess(entry, recorded, policy, catalog, reproductions.check_entry(entry, recorded, policy))
 
