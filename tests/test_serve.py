@@ -83,9 +83,11 @@ class Served:
         self.log_file.close()
 
 
-@pytest.fixture
-def served(tmp_path):
-    project = tmp_path / "repo"
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """One `mkdocs serve` for the module's tests (its first build is most of what each cost alone): each
+    test's edit is its own, and what it checks of the log is what came after that edit."""
+    project = tmp_path_factory.mktemp("serve") / "repo"
     project.mkdir()
     for name in ("entries", "data", "templates", "trust"):
         shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
