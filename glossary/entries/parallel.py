@@ -12,6 +12,9 @@ many items on more than one core: for fewer than ``MIN_ITEMS`` items, on one cor
 an item raises reaches the caller as the same exception, raised by the first failing item in
 order, as the loop would; what the task logs is not seen by MkDocs' logger, so tasks return
 what is to be said and the caller says it.
+
+``Ahead(task, items, context)`` gives the same results one at a time, worked out ahead in the
+background while the caller goes on (the build's entry pages, while MkDocs renders the pages before).
 """
 
 from __future__ import annotations
@@ -102,6 +105,7 @@ class Ahead(Generic[R]):
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+
 
 def _call_chunk(task: Callable[[Any, T], R], items: list[T]) -> list[tuple[bool, Any]]:
     """(True, result) or (False, the exception raised) for each item: one item's error is its own."""
