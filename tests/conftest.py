@@ -57,7 +57,9 @@ def pytest_xdist_auto_num_workers(config):
     where it is set."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None  # pytest-xdist's own hook reads it
-    return len(os.sched_getaffinity(0)) + 1
+    from measure import tools
+
+    return tools.cores() + 1  # the process's affinity where the platform has one, else the core count
 
 
 def pytest_collection_modifyitems(config, items):
