@@ -6,6 +6,7 @@ import contextlib
 import functools
 import os
 import subprocess
+import sys
 import tempfile
 import textwrap
 from pathlib import Path
@@ -121,6 +122,13 @@ def write_project(tmp_path: Path, entries: dict[str, str], files: dict[str, str 
         else:
             path.write_text(content)
     return project
+
+
+def fresh_python(code: str) -> subprocess.CompletedProcess:
+    """``python -c code`` in a new interpreter (nothing this test process imported is there), with this
+    checkout first on its path: for what a module imports, or does not, when it is imported alone."""
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
 
 
 def mkdocs(project: Path, *args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, write_project
+from conftest import ROOT, fresh_python, write_project
 from glossary import checks, trial, trial_start
 from glossary.entries.model import load_entries
 from measure import sandbox
@@ -47,8 +47,7 @@ def test_the_reference_s_sandbox_is_made_without_numpy_in_this_process():
     code = ("import sys; from measure.sandbox.reference import interpreter_mounts; mounts = interpreter_mounts(); "
             "assert 'numpy' not in sys.modules, 'numpy was imported'; import numpy, pathlib; "
             "assert str(pathlib.Path(numpy.__file__).resolve().parent.parent) in mounts, mounts")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    done = fresh_python(code)
     assert done.returncode == 0, done.stderr
 
 

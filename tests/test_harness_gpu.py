@@ -7,9 +7,7 @@ one real measure_entry on kernel-fusion at small sizes.
 
 import dataclasses
 import json
-import os
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -17,6 +15,7 @@ import numpy as np
 import pytest
 import yaml
 
+from conftest import fresh_python
 from measure import harness, results
 from measure.harness import compile as nvcc
 from measure.harness.workspace import allocation_bytes
@@ -157,8 +156,7 @@ def test_the_harness_imports_neither_pycuda_nor_glossary():
     code = ("import sys, measure.harness, measure.harness.profile_main; "
             "bad = [m for m in sys.modules if m.split('.')[0] in ('pycuda', 'glossary')]; "
             "sys.exit(repr(bad) if bad else 0)")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    proc = fresh_python(code)
     assert proc.returncode == 0, proc.stderr
 
 

@@ -1,10 +1,9 @@
 """The harness's shared helpers: binary units, the CUDA-tool search, and its independence
 from the site generator."""
 
-import subprocess
-import sys
 from pathlib import Path
 
+from conftest import fresh_python
 from measure import harness, tools, units
 from measure.harness import compile as nvcc, counters
 
@@ -85,5 +84,5 @@ def test_measure_imports_nothing_from_glossary():
             "import measure\n"
             "for m in pkgutil.iter_modules(measure.__path__):\n"
             "    importlib.import_module('measure.' + m.name)\n")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    proc = fresh_python(code)
     assert proc.returncode == 0, proc.stderr
