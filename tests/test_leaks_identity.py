@@ -177,9 +177,9 @@ def test_the_check_costs_a_few_ms_per_page(tmp_path):
     for i in range(200):
         (site / f"s{i}").mkdir(parents=True)
         (site / f"s{i}" / "index.html").write_text("<html><body>" + paragraph * 80 + "</body></html>")
-    started = time.perf_counter()
+    started = time.process_time()  # this process's CPU: the other test workers' load does not count
     assert leaks.find(site, refused, []) == []
-    per_page = (time.perf_counter() - started) / 200
+    per_page = (time.process_time() - started) / 200
     assert per_page < 0.015, f"{per_page * 1000:.1f} ms per page"  # about 4 ms on an idle core
 
 

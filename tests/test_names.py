@@ -249,13 +249,13 @@ def test_normalize_name_is_unchanged():
 def test_a_thousand_bylines_are_judged_quickly():
     judge("Ada Lovelace", "Charles Babbage")  # the Unicode tables load once
     names = [(f"Author Number{i} Łukasiewicz", f"Рeviewer {i} Иванов") for i in range(1000)]
-    start = time.perf_counter()
+    start = time.process_time()  # this process's CPU: the other test workers' load does not count
     for author, reviewer in names:
         judge(author, reviewer)
-    first = time.perf_counter() - start
-    start = time.perf_counter()
+    first = time.process_time() - start
+    start = time.process_time()
     for author, reviewer in names:
         judge(author, reviewer)
-    again = time.perf_counter() - start
+    again = time.process_time() - start
     assert first < 1.0, f"1,000 bylines took {first:.2f} s"
     assert again < first / 2  # names are cached
