@@ -21,9 +21,10 @@ from jinja2.sandbox import SandboxedEnvironment
 from glossary import build_work
 from glossary.entries import parallel
 from glossary.entries import lessons, lint
-from glossary.entries.model import Entry, EntryError, display_path, load_entries, parse_entry, read_entries
+from glossary.entries.model import (Entry, EntryError, display_path, entry_paths, gathered, load_entries,
+                                    parse_entry, read_entries)
 from glossary.memo import Memo, data_signature, tree_signature
-from glossary.settings import OPTIONS, GlossaryError, Settings
+from glossary.settings import GlossaryError, Settings
 from glossary.site import bytecode, leaks, page, pagefiles, plots, render, sitefiles, sitemap, tooltips
 from glossary.verdicts import assess, gate
 from glossary.verdicts import trust as trust_mod
@@ -53,40 +54,9 @@ class GlossaryBuild:
     memo: Memo | None = None
     broken: dict[str, str] = field(default_factory=dict)  # serve only: slug -> why its file does not parse
     _env: SandboxedEnvironment | None = field(default=None, init=False, repr=False)
-    _pages: tuple[parallel.Ahead, dict[str, int]] | None = field(default=None, init=False, repr=False)  # _entry_page
+    _ahead: build_work.Ahead | None = field(default=None, init=False, repr=False)  # a plain build's pages and plots
     _figure_lint: dict[str, list[lint.Finding]] = field(default_factory=dict, init=False, repr=False)
     _page_context: str | None = field(default=None, init=False, repr=False)
-
-    # -- measure ---------------------------------------------------------------
-
-    def measurer(self) -> Callable[[list[Entry]], None] | None:
-        """What ``load`` measures with, by ``options.measure``: nothing under ``never``; under
-        ``auto`` a machine without a GPU is a note, under ``always`` a WARNING (so --strict fails)."""
-        if self.settings.measure == "never":
-            return None
-        from glossary.measuring.plan import NoGPU, NoSandbox, measure_entries
-        from glossary.measuring.pool import PoolError
-        from glossary.measuring.progress import ConfigsLog
-
-        def run(entries: list[Entry]) -> None:
-            policy = self.settings.load_trust()
-            try:
-                measure_entries(entries, self.log, gpus=self.settings.gpus, deadline_s=self.settings.deadline_s,
-                                carry=lambda entry, device: trust_mod.counters_to_carry(entry, device, policy),
-                                on_configs=ConfigsLog(self.log))
-            except NoGPU as why:
-                if self.settings.measure == "always":
-                    # Survive it: recorded results still build, stale ones are flagged, and --strict fails.
-                    self.log.warning("measuring was required (measure: always) but this machine cannot: %s; "
-                                     "the build uses recorded results", why)
-                else:
-                    self.log.info("no GPU here (%s); using recorded results", why)
-            except NoSandbox as why:  # a GPU, but author code could not be confined: a WARNING, so --strict fails
-                self.log.warning("%s; the build uses recorded results", why)
-            except PoolError as err:
-                raise GlossaryError(f"{OPTIONS['gpus'].env} / extra.glossary.gpus: {err}") from None
-
-        return run
 
     # -- collect ---------------------------------------------------------------
 
@@ -98,8 +68,19 @@ class GlossaryBuild:
             problems.append("symbolic links to folders under the docs folder: MkDocs would walk and publish "
                             "what they point at, so the build stops; remove them:\n  " + "\n  ".join(
                                 f"{display_path(p)} -> {os.readlink(p)}" for p in linked))
+        self.policy = self.settings.load_trust()
+        self.lesson_catalog = self.settings.load_catalog()
+        outcomes = None
         if self.memo is not None:
             self._load_serving(problems)
+        elif measurer is None:  # nothing is measured between parsing and judging: one pass of the pool does both
+            root = self.settings.entries_dir
+            paths = entry_paths(root)
+            both = parallel.each(build_work.parsed_and_judged, paths, (root, (self.policy, self.lesson_catalog)),
+                                 self.settings.workers)
+            self.entries, errors = gathered(root, paths, [entry for entry, _ in both])
+            problems += [str(err) for err in errors]
+            outcomes = [judged for _, judged in both if judged is not None]
         else:
             try:
                 self.entries = load_entries(self.settings.entries_dir, workers=self.settings.workers)
@@ -111,13 +92,11 @@ class GlossaryBuild:
             self._say(logging.WARNING, line)
         if measurer is not None:
             measurer(list(self.entries.values()))
-        self.policy = self.settings.load_trust()
-        self.lesson_catalog = self.settings.load_catalog()
         context = self._assess_context() if self.memo is not None else ""
         if self.memo is not None:
             outcomes = [build_work.judged((self.policy, self.lesson_catalog), entry, memo=self.memo, context_key=context)
                         for entry in self.entries.values()]
-        else:
+        elif outcomes is None:
             outcomes = parallel.each(build_work.judged, list(self.entries.values()), (self.policy, self.lesson_catalog),
                                      self.settings.workers)
         for slug, outcome in zip(list(self.entries), outcomes):
@@ -213,25 +192,40 @@ class GlossaryBuild:
         root = self.settings.entries_dir
         return {rel for rel in keep if not (root / rel).is_symlink()}
 
-    def site_files(self, directory_urls: bool = True) -> dict[str, str | bytes]:
-        """Docs-relative path -> content of every file the glossary adds (plots from the cache where it can)."""
-        cache = plots.PlotCache(self.settings.cache_dir) if self.settings.cache_dir else None
-        kept = self._kept_result_files if self.memo is not None else None  # serve: unchanged ones as written before
-        draw = cache.svg if cache else plots.device_svg
-        if self.memo is None:  # a plain build draws every plot at once, on every core where that is worth it
-            views = [view for m in self.shown_models() for view in m.devices if plots.has_plot(view)]
-            ahead = plots.drawn_ahead(views, cache, self.settings.workers)
-            draw = (lambda view, one=draw: ahead.get(id(view)) or one(view)) if ahead else draw
+    def site_files(self, directory_urls: bool = True, later: bool = False) -> dict[str, str | bytes | Callable]:
+        """Docs-relative path -> content of every file the glossary adds (plots from the cache where it can).
+        ``later`` (a plain build): each plot is a function that hands it out, drawn meanwhile on a core MkDocs
+        does not work on (``build_work.Ahead``); MkDocs reads plots when it copies files, after every page."""
+        kept = None
+        if self.memo is None:  # a plain build draws every plot ahead, on every core where that is worth it
+            ahead = self._work_ahead()
+            cache, ahead.later = ahead.cache, later
+            draw = (lambda view: functools.partial(ahead.plot, view)) if later else ahead.plot
+        else:  # serve: through the cache, and the result files an edit left alone as written before
+            cache, later = plots.PlotCache(self.settings.cache_dir) if self.settings.cache_dir else None, False
+            draw, kept = cache.svg if cache else plots.device_svg, self._kept_result_files
         made = sitefiles.generated(self.shown_models(), self.env, directory_urls,
                                    plot=draw,
                                    results={m.entry.slug: self.results[m.entry.slug] for m in self.shown_models()},
                                    result_text=kept)
-        if cache is not None:
-            self.log.info("plots: %d drawn, %d from the cache in %s", cache.drawn, cache.hits,
-                          display_path(cache.folder))
+        if not later:
+            self._say_plots(cache)
         self.rendered.update((path, text) for path, text in made.items()
                              if isinstance(text, str) and path.endswith((".md", ".json")))
         return made
+
+    def _say_plots(self, cache: plots.PlotCache | None) -> None:
+        if cache is not None:
+            self.log.info("plots: %d drawn, %d from the cache in %s", cache.drawn, cache.hits,
+                          display_path(cache.folder))
+
+    def done(self) -> None:
+        """MkDocs' build ended (or failed): the work ahead stops, and the plots handed out later are counted."""
+        if self._ahead is not None:
+            self._ahead.work.close()
+            if self._ahead.later:
+                self._say_plots(self._ahead.cache)
+            self._ahead = None
 
     def _kept_result_files(self, slug: str, recorded: dict[str, Result]) -> dict[str, str]:
         key = tree_signature(store.results_dir(self.entries[slug].folder))  # a prose edit writes none again
@@ -334,7 +328,7 @@ class GlossaryBuild:
             if self.memo is not None:
                 markdown = self.memo.keep("page", slug, self._pages_context(), page_of)
             else:
-                markdown = self._entry_page(context, slug) or page_of()
+                markdown = self._work_ahead().page(slug) or page_of()
             self.rendered[src_uri] = markdown
             return markdown
         return None
@@ -343,19 +337,16 @@ class GlossaryBuild:
         return build_work.PageInputs(self.settings.templates_dir, self.models, self.hidden, self.lesson_catalog,
                            self.lessons_by_day, self.matcher or self.terms)
 
-    def _entry_page(self, context: "build_work.PageInputs", slug: str) -> str | None:
-        """A plain build's entry page, rendered ahead on the cores MkDocs does not work on while it turns the
-        pages before into HTML (``parallel.Ahead``, started by the first page asked for); None for one handed out."""
-        if self._pages is None:
-            slugs = [s for s in self.models if self.shown(s)]
-            if parallel.workers_for(len(slugs), self.settings.workers) > 1:
-                # a forked worker starts with this build's environment, its templates compiled
-                build_work.share_env(context.templates_dir, self.env)
-            self._pages = (parallel.Ahead(build_work.entry_page, slugs, context, self.settings.workers),
-                           {s: i for i, s in enumerate(slugs)})
-        ahead, index = self._pages
-        at = index.pop(slug, None)
-        return None if at is None else ahead.get(at)
+    def _work_ahead(self, cache: plots.PlotCache | None = None) -> build_work.Ahead:
+        """A plain build's entry pages and plots, worked out ahead (``build_work.Ahead``), started by the first
+        page or plot asked for."""
+        if self._ahead is None:
+            if cache is None and self.settings.cache_dir:
+                cache = plots.PlotCache(self.settings.cache_dir)
+            views = [view for m in self.shown_models() for view in m.devices if plots.has_plot(view)]
+            self._ahead = build_work.Ahead(self._page_inputs(), self.env, [s for s in self.models if self.shown(s)],
+                                           views, cache, self.settings.workers)
+        return self._ahead
 
     def _pages_context(self) -> str:
         """What an entry's page shows of the rest of the site (for the memo): every entry's front-matter

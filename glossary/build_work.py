@@ -1,6 +1,6 @@
 """What a build asks of every entry, as functions a pool's worker runs (``glossary.entries.parallel``):
-each entry judged with its recorded results, and each shown entry's page rendered.  They are module
-level so that a worker can import them by name; ``glossary.build`` hands them out."""
+each entry judged with its recorded results, and each shown entry's page and plots made (``Ahead``).  They
+are module level so that a worker can import them by name; ``glossary.build`` hands them out."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ from pathlib import Path
 
 from jinja2.sandbox import SandboxedEnvironment
 
-from glossary.entries import lint
-from glossary.entries.model import Entry
+from glossary.entries import lint, parallel
+from glossary.entries.model import Entry, EntryError, parsed
+from glossary.figures.views import DeviceView
 from glossary.memo import Memo
-from glossary.site import page, render, tooltips
+from glossary.site import page, plots, render, tooltips
 from glossary.verdicts import assess
 from glossary.verdicts import trust as trust_mod
 from measure import store
@@ -36,6 +37,16 @@ def judged(context: tuple[trust_mod.Trust, dict], entry: Entry, memo: Memo | Non
     if memo is not None:  # the lint reads the entry alone
         return judged, memo.keep("figure lint", entry.slug, "", lambda: lint.unbound_figures(entry))
     return judged, lint.unbound_figures(entry)
+
+
+def parsed_and_judged(context: tuple[Path, tuple[trust_mod.Trust, dict]], path: Path
+                      ) -> tuple[Entry | EntryError, tuple[assess.Assessment, list[lint.Finding]] | store.StoreError | None]:
+    """An entry file parsed, and judged as ``judged`` judges it, in one go: what ``load`` asks of each file
+    where nothing is measured between the two, so the entry crosses back from the pool's worker once,
+    inside its judgement.  A file that does not parse is its EntryError, with no judgement."""
+    entries_dir, judging = context
+    entry = parsed((entries_dir, None, None), path)
+    return entry, (None if isinstance(entry, EntryError) else judged(judging, entry))
 
 
 @dataclass(frozen=True)
@@ -67,3 +78,39 @@ def entry_page(context: PageInputs, slug: str, env: SandboxedEnvironment | None 
     markdown = render.render_entry(env, context.models[slug], hidden=context.hidden, catalog=context.catalog,
                                    by_day=context.by_day)
     return tooltips.append(markdown, context.terms, slug)
+
+
+class Ahead:
+    """A plain build's entry pages and plots, worked out ahead (``parallel.Ahead``) on the cores MkDocs
+    does not work on, while it turns the pages before into HTML.  The pages come first, in the order
+    MkDocs asks for them; the plots last, since MkDocs reads them only when it copies the site's files,
+    after every page.  ``page`` and ``plot`` hand each out once."""
+
+    def __init__(self, inputs: PageInputs, env: SandboxedEnvironment, slugs: list[str], views: list[DeviceView],
+                 cache: plots.PlotCache | None, workers: int | None) -> None:
+        items = [*slugs, *views]
+        if parallel.workers_for(len(items), workers) > 1:
+            share_env(inputs.templates_dir, env)  # a forked worker starts with the templates compiled
+        self.cache = cache
+        self.later = False  # the plots are handed out as MkDocs copies them, after every page (build.site_files)
+        self._pages = {slug: i for i, slug in enumerate(slugs)}
+        self._plots = {id(view): len(slugs) + i for i, view in enumerate(views)}
+        self.work = parallel.Ahead(_page_or_plot, items, (inputs, cache.folder if cache else None), workers)
+
+    def page(self, slug: str) -> str | None:
+        """The entry's page; None for one this build does not show, or one handed out already."""
+        at = self._pages.pop(slug, None)
+        return None if at is None else self.work.get(at)
+
+    def plot(self, view: DeviceView) -> bytes:
+        """The view's plot (one of this build's, each asked for once), counted by the cache."""
+        data, hit = self.work.get(self._plots.pop(id(view)))
+        if self.cache is not None:
+            self.cache.hits += hit
+            self.cache.drawn += not hit
+        return data
+
+
+def _page_or_plot(context: tuple[PageInputs, Path | None], item: str | DeviceView) -> str | tuple[bytes, bool]:
+    inputs, plot_folder = context
+    return entry_page(inputs, item) if isinstance(item, str) else plots.drawn(plot_folder, item)

@@ -8,12 +8,14 @@ here is the adapter, which remembers the command (``serve`` shows drafts) and th
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 from urllib.parse import urljoin
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File, Files
 
+from glossary.build_measure import measurer
 from glossary.build import GlossaryBuild
 from glossary.memo import Memo
 from glossary.settings import GlossaryError, Settings
@@ -43,7 +45,7 @@ class _Adapter:
                                         extra=dict(config.extra), serving=self.serving,
                                         site_name=config.site_name, docs_dir=Path(config.docs_dir))
             self.build = GlossaryBuild(settings=settings, log=log, memo=self.memo)
-            self.build.load(measurer=self.build.measurer())
+            self.build.load(measurer=measurer(settings, log))
             self.rendered = settings.render_dir is not None
             if self.rendered:  # the render stage writes what is published; MkDocs builds from that alone
                 rendered = self.build.render(_named_assets(config), config.use_directory_urls)
@@ -72,10 +74,10 @@ class _Adapter:
                 files.remove(file)
         if files.get_file_from_path("index.md") is None:
             files.append(File.generated(config, "index.md", content="# Glossary\n"))
-        for path, content in self.build.site_files(config.use_directory_urls).items():
+        for path, content in self.build.site_files(config.use_directory_urls, later=True).items():
             if (existing := files.get_file_from_path(path)) is not None:
                 files.remove(existing)
-            files.append(File.generated(config, path, content=content))
+            files.append((_LaterFile if callable(content) else File).generated(config, path, content=content))
         return self._after_files(files, config)
 
     def _after_files(self, files: Files, config) -> Files:
@@ -141,7 +143,12 @@ class _Adapter:
                 pass
         return server
 
+    def on_build_error(self, error) -> None:
+        if self.build is not None:
+            self.build.done()  # the pages and plots worked out ahead are not waited for
+
     def on_post_build(self, config) -> None:
+        self.build.done()
         # before the leak check: a --dirty build keeps the pages earlier builds wrote
         stale = self.build.prune_stale(Path(config.site_dir))
         if stale:
@@ -153,6 +160,23 @@ class _Adapter:
         if self.sitemap_locations is not None:
             sitemap.rewrite(Path(config.site_dir), self.sitemap_locations)
         log.info("%s", self.build.summary())
+
+
+class _LaterFile(File):
+    """A generated file whose content is made when it is first read: a plot drawn on another core while
+    MkDocs renders the pages (``GlossaryBuild.site_files``), read when MkDocs copies the site's files.
+    ``generated(content=...)`` takes the function that makes it.  Every reader of a File's content (its
+    bytes, its text, its copy, whether it changed) goes through ``_content``, so each gets the plot."""
+
+    @property
+    def _content(self) -> bytes:
+        if callable(self._later):
+            self._later = self._later()
+        return self._later
+
+    @_content.setter
+    def _content(self, value: Callable[[], bytes] | bytes) -> None:
+        self._later = value
 
 
 def _named_assets(config) -> list[str]:
@@ -169,4 +193,5 @@ on_page_markdown = _adapter.on_page_markdown
 on_page_content = _adapter.on_page_content
 on_env = _adapter.on_env
 on_serve = _adapter.on_serve
+on_build_error = _adapter.on_build_error
 on_post_build = _adapter.on_post_build

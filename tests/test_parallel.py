@@ -111,9 +111,47 @@ def test_the_real_glossary_judged_and_rendered_by_a_pool_is_the_same(monkeypatch
     one, one_pages = _real_build("1")
     monkeypatch.setattr(parallel, "MIN_ITEMS", 2)  # the real glossary is small: pool it anyway
     two, two_pages = _real_build("2")
-    ahead, index = two._pages
-    assert index == {} and ahead._pool is None  # every page handed out once, and the pool ended with the last
+    made = two.site_files()
+    assert two._ahead._pages == {} and two._ahead._plots == {} and two._ahead.work._pool is None
+    assert made == one.site_files()  # every page and plot handed out once, and the pool ended with the last
     assert list(two.entries) == list(one.entries) and two_pages == one_pages
     assert {s: v.reasons for s, v in two.verdicts.items()} == {s: v.reasons for s, v in one.verdicts.items()}
     assert two._figure_lint == one._figure_lint
     assert all(two.assessments[s].entry is two.entries[s] for s in two.entries)  # one object per entry
+
+
+def test_a_build_that_stops_early_ends_the_work_ahead(monkeypatch):
+    # MkDocs fails on a page (on_build_error) or finishes: the pages and plots not yet asked for are
+    # dropped, and the interpreter does not wait for a pool to work them out before it exits.
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 2)
+    build, _ = _real_build("2")
+    build._ahead = None
+    first = next(s for s in build.entries if build.shown(s))
+    assert build.render_page(f"{first}.md")
+    work = build._ahead.work
+    build.done()
+    assert build._ahead is None and work._pool is None
+
+
+def test_a_plot_handed_out_later_is_the_plot_drawn_now(tmp_path, monkeypatch):
+    # The hook gives MkDocs each plot as a file whose content is made when MkDocs first reads it.
+    from mkdocs.config.defaults import MkDocsConfig
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("hooks_under_test", ROOT / "hooks" / "glossary_hooks.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 2)
+    build, _ = _real_build("2")
+    later, now = build.site_files(later=True), build.site_files()
+    plots = sorted(p for p in later if p.endswith(".svg") and callable(later[p]))
+    assert plots and all(not callable(now[p]) for p in plots)
+    (tmp_path / "docs").mkdir()
+    config = MkDocsConfig(config_file_path=str(tmp_path / "mkdocs.yml"))
+    config.load_dict({"site_name": "t", "docs_dir": str(tmp_path / "docs"), "site_dir": str(tmp_path / "site")})
+    assert config.validate() == ([], [])
+    config.plugins._current_plugin = "glossary"  # as MkDocs sets it while it runs a hook's event
+    calls = []
+    file = hooks._LaterFile.generated(config, plots[0], content=lambda: calls.append(1) or now[plots[0]])
+    assert not calls  # nothing made until it is read
+    file.copy_file()
+    assert (tmp_path / "site" / file.dest_uri).read_bytes() == now[plots[0]] == file.content_bytes and calls == [1]

@@ -305,21 +305,34 @@ def read_entries(entries_dir: Path, today: dt.date | None = None,
     """Every entries/*.md (except index.md) that parses, and an error for each that does not (or names
     a related slug that is no entry).  ``parse`` stands in for ``parse_entry`` (mkdocs serve's cache);
     ``workers`` processes parse the files (``glossary.entries.parallel.each``; None: one a core)."""
+    paths = entry_paths(entries_dir)
+    return gathered(entries_dir, paths, parallel.each(parsed, paths, (entries_dir, today, parse), workers))
+
+
+def entry_paths(entries_dir: Path) -> list[Path]:
+    """The entry files of ``entries_dir``: every *.md but index.md, in name order."""
+    return [p for p in sorted(entries_dir.glob("*.md")) if p.name != "index.md"]
+
+
+def gathered(entries_dir: Path, paths: list[Path], outcomes: list[Entry | EntryError]
+             ) -> tuple[dict[str, Entry], list[EntryError]]:
+    """The entries ``paths`` parsed to (``outcomes``, in their order), and the errors: each file's that
+    did not parse, and each related slug that names no entry."""
     entries = {}
     errors: list[EntryError] = []
-    paths = [p for p in sorted(entries_dir.glob("*.md")) if p.name != "index.md"]
-    for parsed in parallel.each(_parsed, paths, (entries_dir, today, parse), workers):
-        if isinstance(parsed, EntryError):
-            errors.append(parsed)
+    for outcome in outcomes:
+        if isinstance(outcome, EntryError):
+            errors.append(outcome)
         else:
-            entries[parsed.slug] = parsed
+            entries[outcome.slug] = outcome
     known = [p.stem for p in paths]  # a slug whose file is malformed is reported once, for that file
     for entry in entries.values():
         errors += related_problems(entry, known, entries_dir)
     return entries, errors
 
 
-def _parsed(context: tuple[Path, dt.date | None, Callable | None], path: Path) -> Entry | EntryError:
+def parsed(context: tuple[Path, dt.date | None, Callable | None], path: Path) -> Entry | EntryError:
+    """The entry ``path`` holds, or why it does not parse (a pool's task: ``parallel.each``)."""
     entries_dir, today, parse = context
     try:
         return (parse or parse_entry)(path, entries_dir, today)

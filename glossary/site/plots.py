@@ -151,23 +151,8 @@ class PlotCache:
         return data
 
 
-def drawn_ahead(views: list[DeviceView], cache: PlotCache | None, workers: int | None = None
-                ) -> dict[int, bytes]:
-    """Each view's plot (by ``id`` of the view), drawn on every core where a pool is worth it, through
-    ``cache`` (its counts updated) where there is one; empty where a pool is not worth it."""
-    from glossary.entries import parallel
-
-    if parallel.workers_for(len(views), workers) == 1:
-        return {}
-    drawn = parallel.each(_draw, views, cache.folder if cache is not None else None, workers)
-    if cache is not None:
-        cache.hits += sum(hit for _, hit in drawn)
-        cache.drawn += sum(not hit for _, hit in drawn)
-    return {id(view): data for view, (data, _) in zip(views, drawn)}
-
-
-def _draw(folder: Path | None, view: DeviceView) -> tuple[bytes, bool]:
-    """One plot, in a worker: its SVG and whether it came from the cache."""
+def drawn(folder: Path | None, view: DeviceView) -> tuple[bytes, bool]:
+    """One plot, in a pool's worker: its SVG and whether it came from the cache in ``folder`` (None: none)."""
     if folder is None:
         return device_svg(view), False
     cache = PlotCache(folder)
