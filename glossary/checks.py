@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from glossary.verdicts import trust
 from glossary.entries.masking import mask_code
 from glossary.settings import GlossaryError, Settings
 from glossary.entries import images
@@ -28,6 +27,7 @@ from glossary.entries.model import Entry, EntryError, display_path, parse_entry,
 if TYPE_CHECKING:
     from glossary import trial_start
     from glossary.figures import views
+    from glossary.verdicts import trust
     from glossary.verdicts.review import Review
     from measure.results import Result
 
@@ -167,6 +167,8 @@ def inspect(entries_dir: Path, only: list[str] | None = None, lint: bool = True,
 
 def _project(options: Settings, policy: trust.Trust | None) -> tuple[trust.Trust, dict, list[Problem]]:
     """The trust policy (``policy``, else the project's), the lesson catalogue, and their problems."""
+    from glossary.verdicts import trust  # here: the entries' code starts before the trust policy loads
+
     general: list[Problem] = []
     if policy is None:
         try:

@@ -14,12 +14,15 @@ import difflib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import yaml
 
 from glossary.entries import lessons
-from glossary.verdicts import trust as trust_mod
+from glossary.verdicts import NODES_FILE, PEOPLE_FILE, TRUST_MODES
+
+if TYPE_CHECKING:
+    from glossary.verdicts import trust as trust_mod
 
 PREVIEW_ENV = "GLOSSARY_PREVIEW"
 MEASURE_MODES = ("auto", "always", "never")
@@ -78,12 +81,12 @@ OPTIONS: dict[str, Option] = {
     "deadline_s": Option("deadline_s", "GLOSSARY_DEADLINE", _seconds, 1800.0),
     # Processes that parse, judge, render and draw the entries (glossary.entries.parallel): auto, one a core.
     "workers": Option("workers", "GLOSSARY_WORKERS", _workers, "auto"),
-    "trust": Option("trust", "GLOSSARY_TRUST", _choice(trust_mod.MODES), "signed"),
+    "trust": Option("trust", "GLOSSARY_TRUST", _choice(TRUST_MODES), "signed"),
     "templates_dir": Option("templates", None, str, "templates"),
     "lessons_file": Option("lessons", None, str, lessons.DEFAULT_PATH),
     "cache_dir": Option("cache", None, str, DEFAULT_CACHE),
-    "trusted_nodes": Option("trusted_nodes", None, str, trust_mod.NODES_FILE),
-    "trusted_people": Option("trusted_people", None, str, trust_mod.PEOPLE_FILE),
+    "trusted_nodes": Option("trusted_nodes", None, str, NODES_FILE),
+    "trusted_people": Option("trusted_people", None, str, PEOPLE_FILE),
     # Where the entries are, when mkdocs.yml's docs_dir is the generated folder the render stage
     # writes (glossary.site.publish); unset, docs_dir is the entries folder (test fixtures only).
     "sources_dir": Option("entries", None, str, ""),
@@ -108,8 +111,8 @@ class Settings:
     cache_dir: Path | None = None       # plots kept between builds (glossary.site.plots.PlotCache)
     trust: str = "signed"               # glossary.verdicts.trust: "signed" or "names"
     trust_root: Path | None = None      # the folder the trust files are relative to (mkdocs.yml's)
-    trusted_nodes: str = trust_mod.NODES_FILE
-    trusted_people: str = trust_mod.PEOPLE_FILE
+    trusted_nodes: str = NODES_FILE
+    trusted_people: str = PEOPLE_FILE
     site_name: str = DEFAULT_SITE_NAME  # mkdocs.yml's site_name: the home page's heading
     sources_dir: str = ""               # extra.glossary.entries, as written (empty: docs_dir holds the entries)
     preview_dir: Path | None = None     # where a preview renders (glossary.site.publish)
@@ -189,6 +192,8 @@ class Settings:
 
     def load_trust(self) -> trust_mod.Trust:
         """The trust policy and the keys the repository lists; GlossaryError names a bad line."""
+        from glossary.verdicts import trust as trust_mod
+
         if self.trust_root is None:
             return trust_mod.Trust(mode=self.trust)
         try:

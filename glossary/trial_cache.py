@@ -46,7 +46,7 @@ def marker(cache_dir: Path | None, entry: Entry, compile_kernels: bool = True) -
     if cache_dir is None or entry.meta.measure is None:
         return None
     from measure import HARNESS_VERSION
-    from measure.results.identity import canonical
+    from measure.spec.canonical import canonical
 
     digest = hashlib.sha256()
     head = {"format": FORMAT, "harness": HARNESS_VERSION, "compile": compile_kernels,

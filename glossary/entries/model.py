@@ -23,7 +23,6 @@ from glossary.entries import images
 from glossary.entries.errors import EntryError, EntryErrors
 from glossary.entries.frontmatter import split_front_matter
 from glossary.entries.markdown_budget import markup_problem
-from measure import results
 from measure.spec import MeasureSpec
 from measure.spec.includes import IncludeError, included_files
 from measure.typed import SchemaError, describe, doc, json_schema, load
@@ -356,7 +355,11 @@ def measurement_fingerprint(entry: Entry) -> str | None:
     """What the entry's results must have been measured for to be current (None without a spec):
     ``measure.results.measurement_fingerprint`` of its spec and the files it names."""
     spec = entry.meta.measure
-    return None if spec is None else results.measurement_fingerprint(spec, entry.kernel_files)
+    if spec is None:
+        return None
+    from measure import results  # here: parsing an entry (a first `glossary check`) does without the results model
+
+    return results.measurement_fingerprint(spec, entry.kernel_files)
 
 
 def display_path(path: Path) -> str:

@@ -36,15 +36,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from glossary.verdicts import NODES_FILE, PEOPLE_FILE, TRUST_MODES
 from glossary.verdicts import retired as retired_mod
 from glossary.verdicts.gate import normalize_name, same_person
 from measure import attest, store, units
 from measure.attest import AttestError, PublicKey
 from measure.results import Result, carried_counters
 
-MODES = ("signed", "names")
-NODES_FILE = "trust/nodes.allowed_signers"
-PEOPLE_FILE = "trust/people.allowed_signers"
+MODES = TRUST_MODES
 # Nodes whose reproductions of other nodes' records the site counts (glossary.verdicts.reproductions);
 # their retired keys are in trust/retired-reproducers/, as retired node keys are in retired-nodes/.
 REPRODUCERS_FILE = "trust/reproducers.allowed_signers"

@@ -3,8 +3,6 @@ fingerprint and staleness, each defined once."""
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import hashlib
 import json
 from typing import Any, Literal
@@ -12,6 +10,7 @@ from typing import Any, Literal
 from measure import COUNTER_VERSION, GRAPH_INSTANTIATION, HARNESS_VERSION
 from measure.results.model import Result
 from measure.spec import MeasureSpec
+from measure.spec.canonical import canonical
 
 
 Staleness = Literal["missing", "failed", "imported", "stale", "current"]
@@ -75,44 +74,6 @@ def measured_part(spec_data: dict) -> dict:
 def measurement_fingerprint(spec: MeasureSpec, files: dict[str, bytes]) -> str:
     """The fingerprint of an entry's spec as it is now, with the files it names (kernels, reference)."""
     return fingerprint(measured_part(canonical(spec)), files)
-
-
-def canonical(value: Any) -> Any:
-    """A spec as plain data, each field left out where it holds its default: what a measurement is
-    for, written so that a key the schema gains later (with a default that changes nothing) leaves
-    every recorded fingerprint as it was."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out = {}
-        for f in dataclasses.fields(value):
-            item = canonical(getattr(value, f.name))
-            default = _canonical_default(type(value), f.name)
-            if default is not dataclasses.MISSING and _plain(item) == default:
-                continue
-            out[f.name] = item
-        return out
-    if isinstance(value, dict):
-        return {k: canonical(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [canonical(v) for v in value]
-    return value
-
-
-@functools.cache
-def _canonical_default(cls: type, name: str) -> Any:
-    """The field's default as ``_plain(canonical(...))`` sees it (MISSING where it has none): worked
-    out once per field, where it was worked out (a default made anew) for every field of every spec."""
-    f = next(f for f in dataclasses.fields(cls) if f.name == name)
-    default = f.default if f.default is not dataclasses.MISSING else \
-        f.default_factory() if f.default_factory is not dataclasses.MISSING else dataclasses.MISSING
-    return default if default is dataclasses.MISSING else _plain(canonical(default))
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
 
 
 # -- the counter pass's own key -----------------------------------------------------------------
