@@ -245,6 +245,33 @@ def test_an_image_no_entry_links_is_named_as_not_published(tmp_path):
     assert len(stray) == 1 and "orphan.png: is an image no entry links" in stray[0], stray
 
 
+def test_the_walk_names_every_stray_file_and_link_in_a_messy_tree(tmp_path):
+    """What the build and `glossary check` say of the entries folder: each stray file and each link
+    (to a file, a folder, nothing, at any depth) once; dotfiles, dot folders and __pycache__ never;
+    an entry's declared files, results and reproductions never.  The links list sees inside dot folders."""
+    import os
+    from glossary.entries.model import load_entries
+    from glossary.site import sitefiles
+    (tmp_path / "t.md").write_text("---\ntitle: T\nsummary: S.\n---\nBody.\n")
+    for rel in ("t/results/dev.json", "t/reproductions/r.json", "t/notes.txt", "t/results/deep/x.json",
+                "orphan/a.txt", ".git/objects/x", "__pycache__/m.pyc", "t/__pycache__/k.pyc", ".hidden.txt",
+                "assets/style.css", "assets/page.md", "README.rst", "z.markdown"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+    (tmp_path / "t" / "link.cu").symlink_to("/etc/hostname")
+    (tmp_path / "t" / "gone").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "t" / "up").symlink_to(tmp_path, target_is_directory=True)
+    (tmp_path / ".git" / "link").symlink_to("/etc/hostname")
+    stray = sitefiles.stray_files(tmp_path, load_entries(tmp_path))
+    named = sorted(line.split(":")[0][len(str(tmp_path)) + 1:] for line in stray)
+    assert named == ["README.rst", "assets/page.md", "orphan/a.txt", "t/gone", "t/link.cu", "t/notes.txt",
+                     "t/results/deep/x.json", "t/up", "z.markdown"], stray
+    assert all(": is a symbolic link" in line for line in stray if "/gone:" in line or "/up:" in line)
+    walked = sorted(Path(folder, name) for folder, dirs, files in os.walk(tmp_path)
+                    for name in dirs + files if Path(folder, name).is_symlink())
+    assert sitefiles.symlinks(tmp_path) == walked and len(walked) == 4
+
+
 def test_a_raw_html_image_is_paired_as_two_tags():
     out = light_dark.pair('<p><img src="assets/images/tile.png" alt="A tile" width="300"></p>\n', PAIRED)
     assert out == ('<p><img src="assets/images/tile.png#only-light" alt="A tile" width="300">'
