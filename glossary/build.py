@@ -196,18 +196,20 @@ class GlossaryBuild:
         """Docs-relative path -> content of every file the glossary adds (plots from the cache where it can).
         ``later`` (a plain build): each plot is a function that hands it out, drawn meanwhile on a core MkDocs
         does not work on (``build_work.Ahead``); MkDocs reads plots when it copies files, after every page."""
-        kept = None
+        kept, json_of = None, {}
         if self.memo is None:  # a plain build draws every plot ahead, on every core where that is worth it
-            ahead = self._work_ahead()
+            ahead = self._work_ahead(directory_urls)
             cache, ahead.later = ahead.cache, later
             draw = (lambda view: functools.partial(ahead.plot, view)) if later else ahead.plot
+            json_of = {"export_text": (lambda _, urls: functools.partial(ahead.export, urls)) if later else
+                       (lambda _, urls: ahead.export(urls))}
         else:  # serve: through the cache, and the result files an edit left alone as written before
             cache, later = plots.PlotCache(self.settings.cache_dir) if self.settings.cache_dir else None, False
             draw, kept = cache.svg if cache else plots.device_svg, self._kept_result_files
         made = sitefiles.generated(self.shown_models(), self.env, directory_urls,
                                    plot=draw,
                                    results={m.entry.slug: self.results[m.entry.slug] for m in self.shown_models()},
-                                   result_text=kept)
+                                   result_text=kept, **json_of)
         if not later:
             self._say_plots(cache)
         self.rendered.update((path, text) for path, text in made.items()
@@ -219,12 +221,14 @@ class GlossaryBuild:
             self.log.info("plots: %d drawn, %d from the cache in %s", cache.drawn, cache.hits,
                           display_path(cache.folder))
 
-    def done(self) -> None:
-        """MkDocs' build ended (or failed): the work ahead stops, and the plots handed out later are counted."""
+    def done(self, failed: bool = False) -> None:
+        """MkDocs' build ended (or ``failed``): the work ahead stops, the plots handed out later are counted,
+        and glossary.json as MkDocs copied it is what the leak check counts as rendered from shown entries."""
         if self._ahead is not None:
-            self._ahead.work.close()
-            if self._ahead.later:
+            if self._ahead.later and not failed:
+                self.rendered[sitefiles.EXPORT_PATH] = self._ahead.export()
                 self._say_plots(self._ahead.cache)
+            self._ahead.work.close()
             self._ahead = None
 
     def _kept_result_files(self, slug: str, recorded: dict[str, Result]) -> dict[str, str]:
@@ -237,6 +241,8 @@ class GlossaryBuild:
         and what the glossary generates.  What ``glossary render`` writes into the docs folder."""
         out: dict[str, str | bytes] = {}
         root = self.settings.entries_dir
+        if self.memo is None:
+            self._work_ahead(directory_urls)  # the export worked out ahead is for these URLs
         for rel in sorted(self.published_sources(named_assets)):
             page_text = self.render_page(rel) if rel.endswith(".md") else None
             if page_text is not None:
@@ -337,15 +343,14 @@ class GlossaryBuild:
         return build_work.PageInputs(self.settings.templates_dir, self.models, self.hidden, self.lesson_catalog,
                            self.lessons_by_day, self.matcher or self.terms)
 
-    def _work_ahead(self, cache: plots.PlotCache | None = None) -> build_work.Ahead:
-        """A plain build's entry pages and plots, worked out ahead (``build_work.Ahead``), started by the first
-        page or plot asked for."""
+    def _work_ahead(self, directory_urls: bool = True) -> build_work.Ahead:
+        """A plain build's entry pages, plots and glossary.json, worked out ahead (``build_work.Ahead``), started
+        by the first page or file asked for."""
         if self._ahead is None:
-            if cache is None and self.settings.cache_dir:
-                cache = plots.PlotCache(self.settings.cache_dir)
+            cache = plots.PlotCache(self.settings.cache_dir) if self.settings.cache_dir else None
             views = [view for m in self.shown_models() for view in m.devices if plots.has_plot(view)]
             self._ahead = build_work.Ahead(self._page_inputs(), self.env, [s for s in self.models if self.shown(s)],
-                                           views, cache, self.settings.workers)
+                                           views, cache, self.settings.workers, directory_urls)
         return self._ahead
 
     def _pages_context(self) -> str:

@@ -13,7 +13,7 @@ from glossary.entries import lint, parallel
 from glossary.entries.model import Entry, EntryError, parsed
 from glossary.figures.views import DeviceView
 from glossary.memo import Memo
-from glossary.site import page, plots, render, tooltips
+from glossary.site import export, page, plots, render, tooltips
 from glossary.verdicts import assess
 from glossary.verdicts import trust as trust_mod
 from measure import store
@@ -81,20 +81,22 @@ def entry_page(context: PageInputs, slug: str, env: SandboxedEnvironment | None 
 
 
 class Ahead:
-    """A plain build's entry pages and plots, worked out ahead (``parallel.Ahead``) on the cores MkDocs
-    does not work on, while it turns the pages before into HTML.  The pages come first, in the order
-    MkDocs asks for them; the plots last, since MkDocs reads them only when it copies the site's files,
-    after every page.  ``page`` and ``plot`` hand each out once."""
+    """A plain build's entry pages, plots and ``glossary.json``, worked out ahead (``parallel.Ahead``) on the
+    cores MkDocs does not work on, while it turns the pages before into HTML.  The pages come first, in the
+    order MkDocs asks for them; the plots and the export last, since MkDocs reads them only when it copies
+    the site's files, after every page.  ``page`` and ``plot`` hand each out once."""
 
     def __init__(self, inputs: PageInputs, env: SandboxedEnvironment, slugs: list[str], views: list[DeviceView],
-                 cache: plots.PlotCache | None, workers: int | None) -> None:
-        items = [*slugs, *views]
+                 cache: plots.PlotCache | None, workers: int | None, directory_urls: bool = True) -> None:
+        items = [*slugs, *views, _Export(directory_urls)]
         if parallel.workers_for(len(items), workers) > 1:
             share_env(inputs.templates_dir, env)  # a forked worker starts with the templates compiled
-        self.cache = cache
+        self.inputs, self.cache = inputs, cache
         self.later = False  # the plots are handed out as MkDocs copies them, after every page (build.site_files)
         self._pages = {slug: i for i, slug in enumerate(slugs)}
         self._plots = {id(view): len(slugs) + i for i, view in enumerate(views)}
+        self._export: tuple[bool, str] | None = None
+        self._export_at: int | None = len(items) - 1
         self.work = parallel.Ahead(_page_or_plot, items, (inputs, cache.folder if cache else None), workers)
 
     def page(self, slug: str) -> str | None:
@@ -110,7 +112,29 @@ class Ahead:
             self.cache.drawn += not hit
         return data
 
+    def export(self, directory_urls: bool | None = None) -> str:
+        """``glossary.json`` (``export.export_json`` of the shown entries) for ``directory_urls`` (None: as
+        worked out ahead), as often as it is asked for."""
+        if self._export_at is not None:
+            at, self._export_at = self._export_at, None
+            self._export = (self.work.items[at].directory_urls, self.work.get(at))
+        if directory_urls is not None and self._export[0] != directory_urls:
+            self._export = (directory_urls, export.export_json(_shown(self.inputs), directory_urls))
+        return self._export[1]
 
-def _page_or_plot(context: tuple[PageInputs, Path | None], item: str | DeviceView) -> str | tuple[bytes, bool]:
+
+@dataclass(frozen=True)
+class _Export:
+    directory_urls: bool
+
+
+def _shown(inputs: PageInputs) -> list[page.PageModel]:
+    return [model for slug, model in inputs.models.items() if slug not in inputs.hidden]
+
+
+def _page_or_plot(context: tuple[PageInputs, Path | None], item: str | DeviceView | _Export
+                  ) -> str | tuple[bytes, bool]:
     inputs, plot_folder = context
+    if isinstance(item, _Export):
+        return export.export_json(_shown(inputs), item.directory_urls)
     return entry_page(inputs, item) if isinstance(item, str) else plots.drawn(plot_folder, item)

@@ -145,7 +145,7 @@ class _Adapter:
 
     def on_build_error(self, error) -> None:
         if self.build is not None:
-            self.build.done()  # the pages and plots worked out ahead are not waited for
+            self.build.done(failed=True)  # the pages and plots worked out ahead are not waited for
 
     def on_post_build(self, config) -> None:
         self.build.done()

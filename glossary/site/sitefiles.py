@@ -43,6 +43,7 @@ def generated(models: list[PageModel], templates, directory_urls: bool = True,
               plot: Callable[[DeviceView], bytes] = plots.device_svg,
               results: dict[str, dict[str, Result]] | None = None,
               result_text: Callable[[str, dict[str, Result]], dict[str, str]] | None = None,
+              export_text: Callable[[list[PageModel], bool], str | Callable[[], str]] = export.export_json,
               ) -> dict[str, str | bytes]:
     """Docs-relative path -> content of every file the glossary generates.
 
@@ -50,7 +51,8 @@ def generated(models: list[PageModel], templates, directory_urls: bool = True,
     its own); ``plot`` draws one device's SVG; the build passes a ``plots.PlotCache``'s ``svg``.
     ``results`` (slug -> device key -> validated result data) adds each shown
     entry's result files (written by ``result_text``, default ``result_files``: mkdocs serve's memo
-    hands its own); the entries' declared files and images always come along.
+    hands its own); the entries' declared files and images always come along.  ``export_text`` writes
+    ``glossary.json`` (default ``export.export_json``).
     """
     out: dict[str, str | bytes] = {}
     for model in models:
@@ -64,7 +66,7 @@ def generated(models: list[PageModel], templates, directory_urls: bool = True,
                 out[page.plot_path(model.entry.slug, view.key)] = plot(view)  # after the entry's own files
     env = templates if isinstance(templates, jinja2.Environment) else make_env(templates)
     out.update(tags.pages(env, models))
-    out[EXPORT_PATH] = export.export_json(models, directory_urls)
+    out[EXPORT_PATH] = export_text(models, directory_urls)
     return out
 
 
