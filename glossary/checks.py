@@ -23,6 +23,7 @@ from glossary.settings import GlossaryError, Settings
 from glossary.entries import images
 from glossary.entries.lead import lead_warning
 from glossary.entries.model import Entry, EntryError, display_path, parse_entry, related_problems
+from glossary.entries.model import entry_paths as model_entry_paths
 
 if TYPE_CHECKING:
     from glossary import trial_start
@@ -97,7 +98,7 @@ def entry_paths(entries_dir: Path) -> list[Path]:
     """Every entry file (entries/*.md but index.md); CheckError when the folder is missing."""
     if not entries_dir.is_dir():
         raise CheckError(f"no entries folder at {entries_dir}; run from the repository root or pass --entries DIR")
-    return [p for p in sorted(entries_dir.glob("*.md")) if p.name != "index.md"]
+    return model_entry_paths(entries_dir)
 
 
 def resolve_slugs(entries_dir: Path, names: tuple[str, ...] | list[str]) -> list[str]:
