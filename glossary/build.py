@@ -343,9 +343,9 @@ class GlossaryBuild:
         return build_work.PageInputs(self.settings.templates_dir, self.models, self.hidden, self.lesson_catalog,
                            self.lessons_by_day, self.matcher or self.terms)
 
-    def _work_ahead(self, directory_urls: bool = True) -> build_work.Ahead:
-        """A plain build's entry pages, plots and glossary.json, worked out ahead (``build_work.Ahead``), started
-        by the first page or file asked for."""
+    def _work_ahead(self, directory_urls: bool | None = None) -> build_work.Ahead:
+        """A plain build's entry pages, plots and glossary.json (pages alone without ``directory_urls``: the
+        first page asked for before any file), worked out ahead (``build_work.Ahead``)."""
         if self._ahead is None:
             cache = plots.PlotCache(self.settings.cache_dir) if self.settings.cache_dir else None
             views = [view for m in self.shown_models() for view in m.devices if plots.has_plot(view)]

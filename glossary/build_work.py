@@ -84,11 +84,14 @@ class Ahead:
     """A plain build's entry pages, plots and ``glossary.json``, worked out ahead (``parallel.Ahead``) on the
     cores MkDocs does not work on, while it turns the pages before into HTML.  The pages come first, in the
     order MkDocs asks for them; the plots and the export last, since MkDocs reads them only when it copies
-    the site's files, after every page.  ``page`` and ``plot`` hand each out once."""
+    the site's files, after every page.  ``page`` and ``plot`` hand each out once.  Without
+    ``directory_urls`` only the pages are worked out ahead (a caller that renders pages alone), so the pool
+    ends with the last page: a forked worker left waiting would hold this process's pipes open."""
 
     def __init__(self, inputs: PageInputs, env: SandboxedEnvironment, slugs: list[str], views: list[DeviceView],
-                 cache: plots.PlotCache | None, workers: int | None, directory_urls: bool = True) -> None:
-        items = [*slugs, *views, _Export(directory_urls)]
+                 cache: plots.PlotCache | None, workers: int | None, directory_urls: bool | None = None) -> None:
+        views = views if directory_urls is not None else []
+        items = [*slugs, *views] + ([_Export(directory_urls)] if directory_urls is not None else [])
         if parallel.workers_for(len(items), workers) > 1:
             share_env(inputs.templates_dir, env)  # a forked worker starts with the templates compiled
         self.inputs, self.cache = inputs, cache
@@ -96,7 +99,7 @@ class Ahead:
         self._pages = {slug: i for i, slug in enumerate(slugs)}
         self._plots = {id(view): len(slugs) + i for i, view in enumerate(views)}
         self._export: tuple[bool, str] | None = None
-        self._export_at: int | None = len(items) - 1
+        self._export_at: int | None = len(items) - 1 if directory_urls is not None else None
         self.work = parallel.Ahead(_page_or_plot, items, (inputs, cache.folder if cache else None), workers)
 
     def page(self, slug: str) -> str | None:
@@ -105,8 +108,10 @@ class Ahead:
         return None if at is None else self.work.get(at)
 
     def plot(self, view: DeviceView) -> bytes:
-        """The view's plot (one of this build's, each asked for once), counted by the cache."""
-        data, hit = self.work.get(self._plots.pop(id(view)))
+        """The view's plot (drawn here where it was not drawn ahead), counted by the cache."""
+        at = self._plots.pop(id(view), None)
+        folder = self.cache.folder if self.cache else None
+        data, hit = self.work.get(at) if at is not None else plots.drawn(folder, view)
         if self.cache is not None:
             self.cache.hits += hit
             self.cache.drawn += not hit
@@ -118,8 +123,9 @@ class Ahead:
         if self._export_at is not None:
             at, self._export_at = self._export_at, None
             self._export = (self.work.items[at].directory_urls, self.work.get(at))
-        if directory_urls is not None and self._export[0] != directory_urls:
-            self._export = (directory_urls, export.export_json(_shown(self.inputs), directory_urls))
+        if self._export is None or directory_urls not in (None, self._export[0]):
+            urls = True if directory_urls is None else directory_urls
+            self._export = (urls, export.export_json(_shown(self.inputs), urls))
         return self._export[1]
 
 

@@ -120,6 +120,15 @@ def test_the_real_glossary_judged_and_rendered_by_a_pool_is_the_same(monkeypatch
     assert all(two.assessments[s].entry is two.entries[s] for s in two.entries)  # one object per entry
 
 
+def test_rendering_the_pages_alone_ends_the_pool_with_the_last_page(monkeypatch):
+    # A caller that renders pages and never asks for the site's files (a test's fixture, a script) must not
+    # leave a forked worker waiting: it holds this process's pipes (Playwright's driver) open, and the
+    # process then never ends.
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 2)
+    build, _ = _real_build("2")
+    assert build._ahead._pages == {} and build._ahead.work._pool is None
+
+
 def test_a_build_that_stops_early_ends_the_work_ahead(monkeypatch):
     # MkDocs fails on a page (on_build_error) or finishes: the pages and plots not yet asked for are
     # dropped, and the interpreter does not wait for a pool to work them out before it exits.
