@@ -170,9 +170,10 @@ class Settings:
     def for_project(cls, entries_dir: Path, environ: dict | None = None) -> "Settings":
         """The settings of the project whose entries are ``entries_dir`` (its mkdocs.yml is beside it)."""
         config_dir = entries_dir.resolve().parent
-        docs = read_key(config_dir / "mkdocs.yml", "docs_dir")
-        return cls.resolve(entries_dir, config_dir, read_extra(config_dir / "mkdocs.yml"), serving=False,
-                           environ=environ, site_name=read_site_name(config_dir / "mkdocs.yml"),
+        config = read_config(config_dir / "mkdocs.yml")
+        docs = config.get("docs_dir")
+        return cls.resolve(entries_dir, config_dir, read_extra(config), serving=False,
+                           environ=environ, site_name=read_site_name(config),
                            docs_dir=config_dir / docs if isinstance(docs, str) else None)
 
     def override_warnings(self) -> tuple[str, ...]:
@@ -229,33 +230,31 @@ def _refuse_unknown(given: dict) -> None:
             raise GlossaryError(f"extra.glossary.{key}: not a glossary setting (known: {', '.join(known)}){hint}")
 
 
-class _AnyTagLoader(yaml.SafeLoader):
-    """Reads mkdocs.yml's plain values; tags such as !ENV or !!python/name are left as None."""
+class _AnyTagLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    """Reads mkdocs.yml's plain values; tags such as !ENV or !!python/name are left as None.  libyaml's
+    parser where PyYAML has it: the pure-Python one took 25 ms a read of this repository's mkdocs.yml,
+    on the path of every `glossary check` (issue 34)."""
 
 
 _AnyTagLoader.add_multi_constructor("", lambda loader, suffix, node: None)
 
 
-def read_site_name(config_file: Path) -> str | None:
-    """``site_name`` of a mkdocs.yml, for the command line (None where there is none)."""
-    name = read_key(config_file, "site_name")
-    return name if isinstance(name, str) else None
-
-
-def read_key(config_file: Path, key: str) -> Any:
-    """One top-level key of a mkdocs.yml, for the command line (None where there is none)."""
-    try:
-        data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_AnyTagLoader)
-    except (OSError, yaml.YAMLError):
-        return None
-    return data.get(key) if isinstance(data, dict) else None
-
-
-def read_extra(config_file: Path) -> dict:
-    """``extra`` of a mkdocs.yml, for the command line (empty where there is none)."""
+def read_config(config_file: Path) -> dict:
+    """A mkdocs.yml's top level as plain values, for the command line (empty where it cannot be read)."""
     try:
         data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_AnyTagLoader)
     except (OSError, yaml.YAMLError):
         return {}
-    extra = data.get("extra") if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else {}
+
+
+def read_site_name(config: dict) -> str | None:
+    """``site_name`` of a mkdocs.yml read by ``read_config`` (None where there is none)."""
+    name = config.get("site_name")
+    return name if isinstance(name, str) else None
+
+
+def read_extra(config: dict) -> dict:
+    """``extra`` of a mkdocs.yml read by ``read_config`` (empty where there is none)."""
+    extra = config.get("extra")
     return extra if isinstance(extra, dict) else {}

@@ -7,6 +7,7 @@ here is the adapter, which remembers the command (``serve`` shows drafts) and th
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import Callable
 from urllib.parse import urljoin
@@ -52,6 +53,7 @@ class _Adapter:
                 config["docs_dir"] = str(rendered.folder.resolve())
         except (GlossaryError, publish.RenderError) as err:
             raise PluginError(str(err)) from None
+        self._keep_to_the_end()
         # Headings and the Related terms list get no abbreviation of the author's (tooltips.ScopeExtension);
         # the glossary's tooltips are placed over the HTML (tooltip_html), CJK headings get ids (headings).
         # mkdocs.yml lists the last two for other builders; a project's own mkdocs.yml may not.
@@ -160,6 +162,15 @@ class _Adapter:
         if self.sitemap_locations is not None:
             sitemap.rewrite(Path(config.site_dir), self.sitemap_locations)
         log.info("%s", self.build.summary())
+        self._keep_to_the_end()
+
+    def _keep_to_the_end(self) -> None:
+        # What a build has made so far (the entries, their judgements and page models, MkDocs' config
+        # and pages) lives until the process ends: the cycle collector stops walking it again on each
+        # full collection (1.2 s of a 1,000-entry build) and at the interpreter's exit (1.1 s more).
+        # Not under `serve`, whose rebuilds leave garbage that must still be collected.
+        if not self.serving:
+            gc.freeze()
 
 
 class _LaterFile(File):

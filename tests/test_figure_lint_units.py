@@ -123,7 +123,9 @@ def test_trying_only_where_a_figure_can_start_finds_what_the_full_scan_finds():
     tokens = ["3", "3.5", "1,000", "1.1e4", " ", "-", "fold", "twenty", "-four", "hundred", "GB/s", "TB/秒", "x", "×",
               "%", " of the peak", "L2", " cache", "50", "MiB", "an", "a", " thousand", " times", "ms", "µs", "W",
               "kW", "H100", "sm_90", ".", "共享内存", "倍", "\n", "é", "FLOPS", "flops", " per second",
-              " bytes per element", "的", "٣", "_", "shared memory", "of"]
+              " bytes per element", "的", "٣", "_", "shared memory", "of", "caches", "Register File", "HBM3e", "VRAM",
+              "GDDR6X", "缓存", "寄存器", "显存", "L1", "l3", "One", "NINETY", " million", "Shared Memory", "tenfold",
+              "Thousandfold", "seven", "An", "-", "—"]
     draw = random.Random(34)
     texts += ["".join(draw.choice(tokens) for _ in range(draw.randint(1, 40))) for _ in range(3000)]
     found = 0

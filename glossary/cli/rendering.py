@@ -27,7 +27,7 @@ def render_(ctx: click.Context, preview: bool) -> None:
     from rich.logging import RichHandler
 
     from glossary.build import GlossaryBuild
-    from glossary.settings import PREVIEW_ENV, GlossaryError, Settings, read_key
+    from glossary.settings import PREVIEW_ENV, GlossaryError, Settings, read_config
     from glossary.site import publish
 
     entries_dir = entries_dir_of(ctx)
@@ -46,10 +46,10 @@ def render_(ctx: click.Context, preview: bool) -> None:
                            f"the entries folder itself and there is no separate folder to render into")
         build = GlossaryBuild(settings=settings, log=log)
         build.load()
-        config = settings.trust_root / "mkdocs.yml"
-        named = [str(a) for a in (read_key(config, "extra_css") or []) + (read_key(config, "extra_javascript") or [])
+        config = read_config(settings.trust_root / "mkdocs.yml")
+        named = [str(a) for a in (config.get("extra_css") or []) + (config.get("extra_javascript") or [])
                  if isinstance(a, str)]
-        directory_urls = read_key(config, "use_directory_urls")
+        directory_urls = config.get("use_directory_urls")
         build.render(named, directory_urls is not False)
     except (GlossaryError, publish.RenderError) as err:
         raise Problems(str(err)) from None

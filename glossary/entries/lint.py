@@ -72,10 +72,11 @@ _PATTERNS = [(kind, rf"{_NUMBER}\s*{unit}" if kind != "speedup" else rf"{_DIGITS
              rf"(?<!\w){_PART}\s+(?:[\w-]+\s+){{0,4}}?{_NUMBER}\s*{_SIZE}\b|{_NUMBER}\s*{_SIZE}\s*(?:的)?{_PART}"),
 ]
 _REGEX = re.compile("|".join(f"(?P<p{i}>{p})" for i, (_, p) in enumerate(_PATTERNS)), re.I)
-# Where a match of _REGEX can start: every pattern begins with a digit or at the start of a word (a
-# spelled number, a part's name, after (?<![\w-]) or (?<!\w)).  Trying _REGEX only there finds what
-# its finditer finds, without trying its fifteen alternatives at every character (10 µs a character).
-_CAN_START = re.compile(r"\d|(?<!\w)\w")
+# Where a match of _REGEX can start: every pattern begins with a digit, a spelled number (_WORD_NUMBER,
+# "twofold", "hundredfold") or a part's name (_PART), each at the start of a word.  Trying _REGEX only
+# there finds what its finditer finds, without trying its fifteen alternatives at every character
+# (10 µs a character), nor at every word.  The words are looked ahead at, so no start is consumed.
+_CAN_START = re.compile(rf"\d|(?<![\w-])(?=(?:{_UNIT_WORDS}|an?|hundred|thousand))|(?<!\w)(?={_PART})", re.I)
 # A table header naming a figure's unit: "Memory bandwidth (TB/s)", "TFLOPS", "Latency [ns]".
 _HEADER_UNIT = re.compile("|".join(f"(?P<p{i}>(?<![\\w/]){u})" for i, (kind, u) in enumerate(_UNITS)
                                    if kind in _HEADER_KINDS), re.I)
