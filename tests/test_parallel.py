@@ -34,6 +34,32 @@ def test_an_items_error_reaches_the_caller_as_raised():
         parallel.each(_square_or_fail, list(range(200)), 0, workers=2)
 
 
+def _collector_state(_context, item: int) -> tuple[int, bool, bool]:
+    """In a worker: whether what it inherited is frozen, and the collector on for its tasks."""
+    import gc
+
+    return item, gc.get_freeze_count() > 0, gc.isenabled()
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_workers_leave_what_they_inherit_to_the_end_and_the_caller_s_collector_is_as_it_was(enabled):
+    # Issue 34: a worker's cycle collector walked the whole heap it forked with on every full
+    # collection, and the caller's walked its heap again and again as the results grew it.
+    import gc
+
+    (gc.enable if enabled else gc.disable)()
+    try:
+        got = parallel.each(_collector_state, list(range(100)), None, workers=2)
+        assert gc.isenabled() is enabled and gc.get_freeze_count() == 0  # the caller's own, as it was
+    finally:
+        gc.enable()
+    assert [item for item, _, _ in got] == list(range(100))
+    assert all(frozen and on for _, frozen, on in got)
+    with pytest.raises(ValueError, match="item 13 fails"):  # an error does not leave the collector off
+        parallel.each(_square_or_fail, list(range(200)), 0, workers=2)
+    assert gc.isenabled()
+
+
 def test_few_items_or_one_worker_run_here():
     assert parallel.workers_for(parallel.MIN_ITEMS - 1, 8) == 1
     assert parallel.workers_for(10_000, 1) == 1

@@ -147,8 +147,10 @@ def _enter(context: Any) -> None:
     _context = context
     # What the worker inherits (MkDocs, its config and pages so far, the context) outlives every
     # task: the cycle collector leaves it alone, and its pages are not copied for the collector
-    # to write its marks in.
+    # to write its marks in.  The collector is on for the tasks' own garbage, whatever the caller's
+    # was when the pool forked (``_collector_paused``).
     gc.freeze()
+    gc.enable()
 
 
 def _call(task: Callable[[Any, T], R], item: T) -> R:
