@@ -143,11 +143,13 @@ def inspect(entries_dir: Path, only: list[str] | None = None, lint: bool = True,
     code = _CodeRuns([r.entry for r in wanted if r.entry is not None], options.cache_dir) if run_code else None
     try:
         policy, catalog, general = _project(options, policy)
-        _parse([r for s, r in reports.items() if only is not None and s not in only], entries_dir)
-        parsed = {slug: r.entry for slug, r in reports.items() if r.entry is not None}
+        parsed = {r.slug: r.entry for r in wanted if r.entry is not None}
         from glossary.site import sitefiles
 
-        general += [Problem("files", "warning", why) for why in sitefiles.stray_files(entries_dir, parsed)]
+        # A check of some entries reads no other entry (a link needs only the other's file): the stray
+        # files of their own folders, not of the whole tree, whose images need every entry parsed.
+        strays = sitefiles.stray_files(entries_dir, parsed, only=None if only is None else list(parsed))
+        general += [Problem("files", "warning", why) for why in strays]
         unbound = _lint(general) if lint else None
         for report in wanted:
             if report.entry is None:
