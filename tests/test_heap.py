@@ -8,6 +8,7 @@ import gc
 import subprocess
 import sys
 import textwrap
+import weakref
 
 from conftest import ROOT, write_project
 from glossary import heap
@@ -23,17 +24,23 @@ A warp is the unit the scheduler issues.
 """
 
 
+class _Node:
+    """An object in a cycle of its own: only the cycle collector frees it."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
 def test_keeping_freezes_what_is_alive_and_releasing_collects_what_died_since():
-    assert gc.get_freeze_count() == 0
-    kept = [[]]
-    kept[0].append(kept)  # a cycle: only the collector frees it
+    node = _Node()
+    seen = weakref.ref(node)
+    heap.keep_to_the_end()
     try:
-        heap.keep_to_the_end()
-        assert gc.get_freeze_count() > 0
-        del kept
+        del node
         gc.collect()
-        assert gc.get_freeze_count() > 0  # still kept: a collection does not look at it
+        assert seen() is not None  # kept: a collection does not look at it
         heap.release()
+        assert seen() is None  # given back, and collected at once
         assert gc.get_freeze_count() == 0
         heap.release()  # nothing kept: nothing to do
     finally:
@@ -41,13 +48,18 @@ def test_keeping_freezes_what_is_alive_and_releasing_collects_what_died_since():
 
 
 def test_release_leaves_a_freeze_of_someone_else_s():
+    node = _Node()
+    seen = weakref.ref(node)
     gc.freeze()
     try:
-        frozen = gc.get_freeze_count()
+        del node
         heap.release()
-        assert gc.get_freeze_count() == frozen
+        gc.collect()
+        assert seen() is not None  # still frozen: release neither unfroze nor collected it
     finally:
         gc.unfreeze()
+    gc.collect()
+    assert seen() is None
 
 
 SCRIPT = textwrap.dedent("""\
