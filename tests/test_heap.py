@@ -31,12 +31,16 @@ class _Node:
         self.me = self
 
 
-def test_keeping_freezes_what_is_alive_and_releasing_collects_what_died_since():
+def _frozen_cycle(freeze) -> weakref.ref:
+    """A weak reference to a cycle that nothing else holds, made before ``freeze`` runs."""
     node = _Node()
-    seen = weakref.ref(node)
-    heap.keep_to_the_end()
+    freeze()
+    return weakref.ref(node)
+
+
+def test_keeping_freezes_what_is_alive_and_releasing_collects_what_died_since():
+    seen = _frozen_cycle(heap.keep_to_the_end)
     try:
-        del node
         gc.collect()
         assert seen() is not None  # kept: a collection does not look at it
         heap.release()
@@ -48,11 +52,8 @@ def test_keeping_freezes_what_is_alive_and_releasing_collects_what_died_since():
 
 
 def test_release_leaves_a_freeze_of_someone_else_s():
-    node = _Node()
-    seen = weakref.ref(node)
-    gc.freeze()
+    seen = _frozen_cycle(gc.freeze)
     try:
-        del node
         heap.release()
         gc.collect()
         assert seen() is not None  # still frozen: release neither unfroze nor collected it
