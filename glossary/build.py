@@ -25,7 +25,7 @@ from glossary.entries.model import (Entry, EntryError, display_path, entry_paths
                                     parse_entry, read_entries)
 from glossary.memo import Memo, data_signature, tree_signature
 from glossary.settings import GlossaryError, Settings
-from glossary.site import bytecode, leaks, page, pagefiles, plots, render, sitefiles, sitemap, tooltips
+from glossary.site import bytecode, export, leaks, page, pagefiles, plots, render, sitefiles, sitemap, tooltips
 from glossary.verdicts import assess, gate
 from glossary.verdicts import trust as trust_mod
 from measure import store
@@ -203,11 +203,11 @@ class GlossaryBuild:
             draw = (lambda view: functools.partial(ahead.plot, view)) if later else ahead.plot
             json_of = {"export_text": (lambda _, urls: functools.partial(ahead.export, urls)) if later else
                        (lambda _, urls: ahead.export(urls))}
-        else:  # serve: through the cache, and the result files an edit left alone as written before
+        else:  # serve: through the cache; the result files and glossary.json's entries an edit left alone as before
             cache, later = plots.PlotCache(self.settings.cache_dir) if self.settings.cache_dir else None, False
             draw, kept = cache.svg if cache else plots.device_svg, self._kept_result_files
-        made = sitefiles.generated(self.shown_models(), self.env, directory_urls,
-                                   plot=draw,
+            json_of = {"export_text": functools.partial(export.export_json, entry_text=self._kept_entry_json)}
+        made = sitefiles.generated(self.shown_models(), self.env, directory_urls, plot=draw,
                                    results={m.entry.slug: self.results[m.entry.slug] for m in self.shown_models()},
                                    result_text=kept, **json_of)
         if not later:
@@ -234,6 +234,10 @@ class GlossaryBuild:
     def _kept_result_files(self, slug: str, recorded: dict[str, Result]) -> dict[str, str]:
         key = tree_signature(store.results_dir(self.entries[slug].folder))  # a prose edit writes none again
         return self.memo.keyed("result files", slug, key, lambda: sitefiles.result_files(slug, recorded))
+
+    def _kept_entry_json(self, model: page.PageModel, urls: bool) -> str:  # the memo hands out an unchanged
+        key = f"{id(model)} {urls}"  # entry's model again, the same object: it is held, so its id is its own
+        return self.memo.keyed("export", model.entry.slug, key, lambda: (model, export.entry_json(model, urls)))[1]
 
     def published_files(self, named_assets: list[str] = (), directory_urls: bool = True) -> dict[str, str | bytes]:
         """Docs-relative path -> content of everything this build publishes: each shown page rendered

@@ -82,6 +82,7 @@ class Memo:
     made: dict[tuple[str, str], tuple[str, Any]] = field(default_factory=dict)  # (kind, slug) -> (key, value)
     envs: dict[str, Any] = field(default_factory=dict)                   # templates' signature -> environment
     entry_keys: dict[str, str] = field(default_factory=dict)             # slug -> this rebuild's entry key
+    shared_keys: dict[Path, str] = field(default_factory=dict)           # this rebuild's key of the assets/ folder
     said: set[str] = field(default_factory=set)                          # what the last build logged
     saying: set[str] = field(default_factory=set)                        # what this build logs
     bytecode: Any = None                                                 # the theme's compiled templates
@@ -89,6 +90,8 @@ class Memo:
     renders: dict[str, tuple[str, Any]] = field(default_factory=dict)    # src_uri -> (key, _Rendered)
     searched: dict[str, tuple[str, list]] = field(default_factory=dict)  # url -> (key, search index entries)
     outputs: dict[tuple, Any] = field(default_factory=dict)                # pure(): (function, text digest) -> output
+    written: dict[str, tuple[str, tuple[int, int]]] = field(default_factory=dict)  # generated file's place ->
+    #   (digest of what was written there, its size and modification time after)
     builds: int = 0
     reused: int = 0                                                          # this rebuild's entries from the memo
 
@@ -96,7 +99,7 @@ class Memo:
         """A rebuild begins."""
         self.builds += 1
         self.reused = 0
-        self.entry_keys = {}
+        self.entry_keys, self.shared_keys = {}, {}
         self.said, self.saying = self.saying, set()
 
     def rebuilt(self, total: int) -> str | None:
@@ -112,7 +115,10 @@ class Memo:
         """``parse`` (glossary.entries.model.parse_entry), reusing an unchanged entry's parse."""
 
         def cached(path: Path, entries_dir: Path, today: dt.date | None = None):
-            key = tree_signature(path, entries_dir / path.stem, entries_dir / "assets") + str(today or dt.date.today())
+            shared = entries_dir / "assets"  # every entry's key holds it: signed once a rebuild
+            if shared not in self.shared_keys:
+                self.shared_keys[shared] = tree_signature(shared)
+            key = tree_signature(path, entries_dir / path.stem) + self.shared_keys[shared] + str(today or dt.date.today())
             held = self.entries.get(path)
             if held is not None and held[0] == key:
                 self.reused += 1
@@ -231,6 +237,30 @@ class Memo:
                 self.searched[page.url] = (key, [dict(e) for e in entries[start:]])
 
             index.add_entry_from_context = cached
+
+    # -- the files a rebuild writes ---------------------------------------------------
+
+    def unchanged(self, dest: str, digest: str) -> bool:
+        """Whether the file at ``dest`` holds the content of ``digest`` as the last rebuild wrote it there,
+        untouched since (its size and modification time as they were): a `--dirty` rebuild need not write
+        it again."""
+        held = self.written.get(dest)
+        if held is None or held[0] != digest:
+            return False
+        try:
+            st = os.stat(dest)
+        except OSError:
+            return False
+        return held[1] == (st.st_size, st.st_mtime_ns)
+
+    def wrote(self, dest: str, digest: str) -> None:
+        """This rebuild wrote the content of ``digest`` to ``dest`` (or found it there, ``unchanged``)."""
+        try:
+            st = os.stat(dest)
+        except OSError:
+            self.written.pop(dest, None)
+            return
+        self.written[dest] = (digest, (st.st_size, st.st_mtime_ns))
 
     # -- the log ---------------------------------------------------------------------
 

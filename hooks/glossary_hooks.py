@@ -7,6 +7,7 @@ here is the adapter, which remembers the command (``serve`` shows drafts) and th
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Callable
 from urllib.parse import urljoin
@@ -80,7 +81,10 @@ class _Adapter:
         for path, content in self.build.site_files(config.use_directory_urls, later=True).items():
             if (existing := files.get_file_from_path(path)) is not None:
                 files.remove(existing)
-            files.append((_LaterFile if callable(content) else File).generated(config, path, content=content))
+            if self.memo is not None:  # serve: a file an edit left as it was is not written again
+                files.append(_ServedFile.generated(config, path, content=content).kept_by(self.memo))
+            else:
+                files.append((_LaterFile if callable(content) else File).generated(config, path, content=content))
         return self._after_files(files, config)
 
     def _after_files(self, files: Files, config) -> Files:
@@ -185,6 +189,26 @@ class _LaterFile(File):
     @_content.setter
     def _content(self, value: Callable[[], bytes] | bytes) -> None:
         self._later = value
+
+
+class _ServedFile(File):
+    """`mkdocs serve`: a generated file that counts as modified unless the last rebuild wrote these very
+    bytes to its place, untouched since (``Memo.unchanged``): a `--dirty` rebuild then writes again only
+    the plots, results and kernels an edit changed, where MkDocs writes every generated file each time.
+    A page (``.md``) is never copied, so it is always modified: its HTML is made again."""
+
+    def kept_by(self, memo: Memo) -> "_ServedFile":
+        content = self._content
+        self._memo = memo
+        self._digest = hashlib.sha256(content.encode("utf-8") if isinstance(content, str) else content).hexdigest()
+        return self
+
+    def is_modified(self) -> bool:
+        return not self._memo.unchanged(self.abs_dest_path, self._digest)
+
+    def copy_file(self, dirty: bool = False) -> None:
+        super().copy_file(dirty)
+        self._memo.wrote(self.abs_dest_path, self._digest)
 
 
 def _named_assets(config) -> list[str]:

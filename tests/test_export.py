@@ -60,3 +60,15 @@ def test_export_json_is_safe_to_inline_and_reads_back_the_same():
     assert not set("<>&'\u2028\u2029") & set(text)
     assert "lesson\\u0027s own run" in text  # the T4 import note, as \uXXXX
     assert json.loads(text) == export.export(models)
+
+
+def test_export_json_put_together_per_entry_is_the_whole_document_dumped_at_once():
+    # Issue 34: `mkdocs serve` keeps each unchanged entry's text between rebuilds; the file is
+    # byte for byte what dumping the whole export writes, for every entry, both URL styles and none.
+    models = repository_build(True).shown_models()
+    assert len(models) > 1
+    for urls in (True, False):
+        assert export.export_json(models, urls) == export.dumps(export.export(models, urls))
+        kept = export.export_json(models, urls, entry_text=lambda m, u: export.entry_json(m, u))
+        assert kept == export.export_json(models, urls)
+    assert export.export_json([]) == export.dumps(export.export([])) == '{\n "format": 1,\n "entries": []\n}\n'

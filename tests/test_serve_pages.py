@@ -14,6 +14,7 @@ from mkdocs.config import load_config
 from mkdocs.structure import pages
 
 from conftest import write_project
+from site_fixture import build_fixture_site
 from test_memo import ENTRY as MEMO_ENTRY
 from glossary.site import sanitize
 
@@ -123,3 +124,41 @@ def test_an_extension_that_reads_files_turns_the_reuse_off(project, counted):
     edit_prose(project, "alpha", "Quokka")
     serve_build(project, first=False)  # a snippet may have changed: nothing tells
     assert {"alpha.md", "beta.md", "gamma.md"} <= set(counted["render"])
+
+
+def _generated(folder: Path) -> dict[str, tuple[bytes, int]]:
+    """The site's files the glossary generates besides pages (kernels, results, plots, glossary.json):
+    bytes and modification time."""
+    return {str(p.relative_to(folder)): (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(folder.rglob("*"))
+            if p.is_file() and p.suffix != ".html" and (p.name == "glossary.json" or p.parent != folder)
+            and not str(p.relative_to(folder)).startswith(("assets/", "search/"))}
+
+
+def test_a_dirty_rebuild_writes_again_only_the_generated_files_an_edit_changed(tmp_path):
+    # Issue 34: `mkdocs serve --dirty` wrote every plot, results file and kernel of every entry on every
+    # rebuild (MkDocs counts a generated file as modified); now only those whose bytes changed.
+    project = build_fixture_site(tmp_path).parent
+
+    def dirty_build(first: bool, site: str = "served") -> None:
+        config = load_config(str(project / "mkdocs.yml"), site_dir=str(project / site))
+        if first:
+            config.plugins.on_startup(command="serve", dirty=True)
+        build(config, serve_url="http://127.0.0.1:8000/", dirty=True)
+
+    dirty_build(first=True)
+    before = _generated(project / "served")
+    assert {"stream-triad/triad.cu", "stream-triad/results/fixture-gpu-a.json", "glossary.json"} <= set(before)
+    assert any(path.startswith("stream-triad/plots/") for path in before)
+    occupancy = project / "entries" / "occupancy.md"
+    occupancy.write_text(occupancy.read_text().replace("\n---\n", "\n---\nA new first line, quokka.\n\n", 1))
+    (project / "served" / "stream-triad" / "triad.cu").unlink()  # gone from the site: written again
+    dirty_build(first=False)
+    after = _generated(project / "served")
+    assert set(after) == set(before)
+    rewritten = {path for path in after if after[path][1] != before[path][1]}
+    changed = {path for path in after if after[path][0] != before[path][0]}
+    assert rewritten == changed | {"stream-triad/triad.cu"}
+    assert "quokka" in (project / "served" / "occupancy" / "index.html").read_text()
+    # what stayed is what a new serve of the same files writes
+    dirty_build(first=True, site="fresh")
+    assert {p: data for p, (data, _) in after.items()} == {p: data for p, (data, _) in _generated(project / "fresh").items()}

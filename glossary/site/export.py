@@ -7,7 +7,7 @@ belonging to an entry that is not shown is ever passed in.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import json
 
@@ -36,9 +36,21 @@ def export(models: list[PageModel], directory_urls: bool = True) -> dict:
     }
 
 
-def export_json(models: list[PageModel], directory_urls: bool = True) -> str:
-    """``export`` as stable, indented JSON text."""
-    return dumps(export(models, directory_urls))
+def export_json(models: list[PageModel], directory_urls: bool = True,
+                entry_text: Callable[[PageModel, bool], str] | None = None) -> str:
+    """``export`` as stable, indented JSON text: ``dumps`` of it, put together from each entry's
+    ``entry_json`` (or ``entry_text``, which returns the same: `mkdocs serve` hands one that keeps an
+    unchanged entry's text between rebuilds)."""
+    texts = [(entry_text or entry_json)(m, directory_urls) for m in sorted(models, key=lambda m: m.entry.slug)]
+    if not texts:
+        return dumps(export([], directory_urls))
+    return f'{{\n "format": {EXPORT_FORMAT},\n "entries": [\n  ' + ",\n  ".join(texts) + "\n ]\n}\n"
+
+
+def entry_json(model: PageModel, directory_urls: bool = True) -> str:
+    """One entry of ``export_json``, as ``dumps`` writes it there: two levels in.  A JSON text holds no
+    raw line break (inside a string it is written \\n), so each of its lines is indented as a whole."""
+    return dumps(_entry(model, directory_urls))[:-1].replace("\n", "\n  ")
 
 
 def dumps(data: object) -> str:

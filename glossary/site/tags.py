@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import functools
 import re
 
 from jinja2.sandbox import SandboxedEnvironment
@@ -19,9 +20,14 @@ if TYPE_CHECKING:  # the page model imports this module; its type is for reading
 TAGS_DIR = "tags"
 
 
+@functools.lru_cache(maxsize=4096)
 def tag_slug(tag: str) -> str:
-    """'Memory bound' -> 'memory-bound'."""
-    return re.sub(r"[^a-z0-9]+", "-", tag.casefold()).strip("-") or "tag"
+    """'Memory bound' -> 'memory-bound' (asked for each tag of each entry by the index, the tag pages and
+    every entry's page: a site of 1,000 entries asked 10,000 times, issue 34)."""
+    return _NOT_SLUG.sub("-", tag.casefold()).strip("-") or "tag"
+
+
+_NOT_SLUG = re.compile(r"[^a-z0-9]+")
 
 
 def tag_path(tag: str) -> str:
