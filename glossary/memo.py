@@ -28,6 +28,7 @@ A plain `mkdocs build` has no memo and does all of it, as before.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import json
 import logging
@@ -89,6 +90,7 @@ class Memo:
     render_context: str | None = None                                    # this rebuild's (site_changed)
     renders: dict[str, tuple[str, Any]] = field(default_factory=dict)    # src_uri -> (key, _Rendered)
     searched: dict[str, tuple[str, list]] = field(default_factory=dict)  # url -> (key, search index entries)
+    page_urls: set[str] = field(default_factory=set)                     # this rebuild's pages (site_changed)
     outputs: dict[tuple, Any] = field(default_factory=dict)                # pure(): (function, text digest) -> output
     written: dict[str, tuple[str, tuple[int, int]]] = field(default_factory=dict)  # generated file's place ->
     #   (digest of what was written there, its size and modification time after)
@@ -194,6 +196,7 @@ class Memo:
         Markdown (the Markdown settings and every file's place), or None where a Markdown extension
         of the project's may read more than that (its pages are rendered every time)."""
         self.render_context = render_context(config, files)
+        self.page_urls = {f.url for f in files.documentation_pages()}
 
     def reuse_render(self, page) -> None:
         """Make ``page``'s render (Markdown to HTML, MkDocs' ``Page.render``, which MkDocs calls right after
@@ -224,9 +227,10 @@ class Memo:
             index = getattr(plugin, "search_index", None)
             if type(index).__module__ != "material.plugins.search.plugin":
                 continue
-            add, entries = index.add_entry_from_context, index.entries
+            add, entries, indexed = index.add_entry_from_context, index.entries, set()
 
-            def cached(page, add=add, entries=entries) -> None:
+            def cached(page, add=add, entries=entries, indexed=indexed) -> None:
+                indexed.add(page.url)
                 key = data_signature([page.url, page.title, page.content, page.meta, _toc(page.toc)])
                 held = self.searched.get(page.url)
                 if held is not None and held[0] == key:
@@ -237,6 +241,19 @@ class Memo:
                 self.searched[page.url] = (key, [dict(e) for e in entries[start:]])
 
             index.add_entry_from_context = cached
+            index.generate_search_index = functools.partial(self._merged_search, index, index.generate_search_index,
+                                                            indexed)
+
+    def _merged_search(self, index, generate: Callable, indexed: set[str], prev) -> str:
+        """Material's search index of a `--dirty` rebuild, which indexes only the pages MkDocs built again:
+        the last index (``prev``) less every page this rebuild indexed or no longer has, then this
+        rebuild's entries.  (Material's own merge drops the last index's entries of the first page
+        indexed alone, so a rebuild of several pages listed the others twice, and one that began with
+        the home page, whose location '' begins every other, dropped every other page.)"""
+        if prev is not None and self.builds > 1:  # a serve's first build merges with none of another's
+            kept = [e for e in prev.entries if e["location"].split("#", 1)[0] in self.page_urls - indexed]
+            index.entries = kept + index.entries
+        return generate(None)
 
     # -- the files a rebuild writes ---------------------------------------------------
 

@@ -4,6 +4,7 @@ a rebuild writes is byte for byte the site a first build of the same files write
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 
@@ -134,16 +135,35 @@ def _generated(folder: Path) -> dict[str, tuple[bytes, int]]:
             and not str(p.relative_to(folder)).startswith(("assets/", "search/"))}
 
 
-def test_a_dirty_rebuild_writes_again_only_the_generated_files_an_edit_changed(tmp_path):
+@pytest.fixture
+def dirty_serve(tmp_path):
+    """The fixture project, and a function that builds it as `mkdocs serve --dirty` (or ``dirty=False``)
+    does: the first build starts the serve.  Material's search plugin lives as long as the process and
+    keeps a --dirty serve's last index, which it passes to every later build, a plain one too (where the
+    leak check would stop a forked build of another test): forgotten when the test ends, as a serve's
+    process ends."""
+    project = build_fixture_site(tmp_path).parent
+    configs = []
+
+    def serve_build(first: bool, site: str = "served", dirty: bool = True) -> Path:
+        config = load_config(str(project / "mkdocs.yml"), site_dir=str(project / site))
+        configs.append(config)
+        if first:
+            config.plugins.on_startup(command="serve", dirty=dirty)
+        build(config, serve_url="http://127.0.0.1:8000/", dirty=dirty)
+        return project / site
+
+    yield project, serve_build
+    for config in configs:
+        for plugin in config.plugins.values():
+            if hasattr(plugin, "search_index_prev"):
+                plugin.search_index_prev = None
+
+
+def test_a_dirty_rebuild_writes_again_only_the_generated_files_an_edit_changed(dirty_serve):
     # Issue 34: `mkdocs serve --dirty` wrote every plot, results file and kernel of every entry on every
     # rebuild (MkDocs counts a generated file as modified); now only those whose bytes changed.
-    project = build_fixture_site(tmp_path).parent
-
-    def dirty_build(first: bool, site: str = "served") -> None:
-        config = load_config(str(project / "mkdocs.yml"), site_dir=str(project / site))
-        if first:
-            config.plugins.on_startup(command="serve", dirty=True)
-        build(config, serve_url="http://127.0.0.1:8000/", dirty=True)
+    project, dirty_build = dirty_serve
 
     dirty_build(first=True)
     before = _generated(project / "served")
@@ -162,3 +182,23 @@ def test_a_dirty_rebuild_writes_again_only_the_generated_files_an_edit_changed(t
     # what stayed is what a new serve of the same files writes
     dirty_build(first=True, site="fresh")
     assert {p: data for p, (data, _) in after.items()} == {p: data for p, (data, _) in _generated(project / "fresh").items()}
+
+
+def test_a_dirty_rebuild_s_search_index_lists_every_page_once(dirty_serve):
+    # Material keeps a --dirty serve's last search index and drops from it the first page rebuilt
+    # alone; the glossary rebuilds its home and tag pages too, which were then listed once more each
+    # rebuild (and a rebuild that began with the home page, whose location '' begins every other,
+    # dropped every other page).  Now the index is what a build of the same files indexes.
+    project, serve_build = dirty_serve
+
+    def search_docs(first: bool, site: str, dirty: bool = True) -> list[tuple]:
+        index = json.loads((serve_build(first, site, dirty) / "search" / "search_index.json").read_text())
+        return sorted((d["location"], d["title"], d["text"]) for d in index["docs"])
+
+    search_docs(first=True, site="served")
+    occupancy = project / "entries" / "occupancy.md"
+    for word in ("quokka", "wombat"):
+        occupancy.write_text(occupancy.read_text().replace("\n---\n", f"\n---\nA new first line, {word}.\n\n", 1))
+        served = search_docs(first=False, site="served")
+    assert any("wombat" in text for _, _, text in served)
+    assert served == search_docs(first=True, site="fresh", dirty=False)
