@@ -18,6 +18,10 @@ hook hands one ``Memo`` to each rebuild, and the build asks it first:
   where mkdocs.yml lists a Markdown extension that may read other files); Material's search entries of
   a page (``reuse_search``) while its HTML, table of contents and front-matter are; the sanitized HTML
   while the HTML is.  A rebuild writes byte for byte the site a fresh build of the same files writes;
+- a generated file (plot, results file, kernel, glossary.json) counts as modified only where the last
+  rebuild did not write these very bytes to its place (``unchanged``), so a `--dirty` rebuild writes again
+  only what an edit changed; an entry's part of glossary.json is kept while its page model is; a
+  `--dirty` rebuild's search index is the last one less the pages it indexed again (``_merged_search``);
 - a note (a draft's reasons) is said once: a rebuild logs what changed, and one line saying how many
   entries changed; WARNINGs are logged by every build, so `--strict` still counts them (those MkDocs
   logged while it rendered a page it now reuses are logged again).
