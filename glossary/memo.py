@@ -200,7 +200,7 @@ class Memo:
         Markdown (the Markdown settings and every file's place), or None where a Markdown extension
         of the project's may read more than that (its pages are rendered every time)."""
         self.render_context = render_context(config, files)
-        self.page_urls = {f.url for f in files.documentation_pages()}
+        self.page_urls = page_urls(files)
 
     def reuse_render(self, page) -> None:
         """Make ``page``'s render (Markdown to HTML, MkDocs' ``Page.render``, which MkDocs calls right after
@@ -325,6 +325,12 @@ def render_context(config, files) -> str | None:
     places = sorted((f.src_uri, f.url) for f in files)
     return data_signature([names, config["mdx_configs"], config["use_directory_urls"],
                            repr(config.get("validation")), places])
+
+
+def page_urls(files) -> set[str]:
+    """The URLs of the site's pages as the search index writes their locations: MkDocs' ``Page.url``,
+    which is '' for the home page, where the file's URL is './' (or '.')."""
+    return {"" if f.url in (".", "./") else f.url for f in files.documentation_pages()}
 
 
 def _toc(toc) -> list:

@@ -202,3 +202,23 @@ def test_a_dirty_rebuild_s_search_index_lists_every_page_once(dirty_serve):
         served = search_docs(first=False, site="served")
     assert any("wombat" in text for _, _, text in served)
     assert served == search_docs(first=True, site="fresh", dirty=False)
+
+
+def test_a_dirty_rebuild_keeps_the_records_of_a_home_page_it_did_not_build_again(tmp_path):
+    # The repository's home page comes from the render stage and is not built again when another
+    # entry changes; its records are at location '' while its file's URL is './'.  The first try
+    # compared the two and dropped the home page from the index (seen in a served --dirty clone).
+    from types import SimpleNamespace
+
+    from mkdocs.structure.files import File, Files
+
+    from glossary.memo import Memo, page_urls
+
+    files = Files([File(name, str(tmp_path), str(tmp_path / "site"), use_directory_urls=True)
+                   for name in ("index.md", "alpha.md", "tags/index.md")])
+    assert page_urls(files) == {"", "alpha/", "tags/"}
+    memo = Memo(builds=2, page_urls=page_urls(files))
+    prev = SimpleNamespace(entries=[{"location": loc} for loc in ("", "#a", "alpha/", "alpha/#x", "tags/", "gone/")])
+    index = SimpleNamespace(entries=[{"location": "alpha/"}])
+    memo._merged_search(index, lambda _: index.entries, {"alpha/"}, prev)
+    assert [e["location"] for e in index.entries] == ["", "#a", "tags/", "alpha/"]
