@@ -74,6 +74,11 @@ def tree_signature(*roots: Path) -> str:
     return digest.hexdigest()
 
 
+def content_signature(content: str | bytes) -> str:
+    """A digest of a file's content, text as UTF-8."""
+    return hashlib.sha256(content.encode("utf-8") if isinstance(content, str) else content).hexdigest()
+
+
 def data_signature(value: Any) -> str:
     """A digest of plain data (front-matter, verdicts)."""
     return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode("utf-8")).hexdigest()

@@ -7,7 +7,6 @@ here is the adapter, which remembers the command (``serve`` shows drafts) and th
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Callable
 from urllib.parse import urljoin
@@ -19,7 +18,7 @@ from mkdocs.structure.files import File, Files
 from glossary import heap
 from glossary.build_measure import measurer
 from glossary.build import GlossaryBuild
-from glossary.memo import Memo
+from glossary.memo import Memo, content_signature
 from glossary.settings import GlossaryError, Settings
 from glossary.site import bytecode, headings, plots, publish, render, sanitize, sitefiles, sitemap, tooltip_html, tooltips
 
@@ -198,9 +197,7 @@ class _ServedFile(File):
     A page (``.md``) is never copied, so it is always modified: its HTML is made again."""
 
     def kept_by(self, memo: Memo) -> "_ServedFile":
-        content = self._content
-        self._memo = memo
-        self._digest = hashlib.sha256(content.encode("utf-8") if isinstance(content, str) else content).hexdigest()
+        self._memo, self._digest = memo, content_signature(self._content)
         return self
 
     def is_modified(self) -> bool:

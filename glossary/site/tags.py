@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # the page model imports this module; its type is for reading
     from glossary.site.page import PageModel
 
 TAGS_DIR = "tags"
+_NOT_SLUG = re.compile(r"[^a-z0-9]+")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -25,9 +26,6 @@ def tag_slug(tag: str) -> str:
     """'Memory bound' -> 'memory-bound' (asked for each tag of each entry by the index, the tag pages and
     every entry's page: a site of 1,000 entries asked 10,000 times, issue 34)."""
     return _NOT_SLUG.sub("-", tag.casefold()).strip("-") or "tag"
-
-
-_NOT_SLUG = re.compile(r"[^a-z0-9]+")
 
 
 def tag_path(tag: str) -> str:
