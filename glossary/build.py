@@ -55,6 +55,7 @@ class GlossaryBuild:
     broken: dict[str, str] = field(default_factory=dict)  # serve only: slug -> why its file does not parse
     _env: SandboxedEnvironment | None = field(default=None, init=False, repr=False)
     _ahead: build_work.Ahead | None = field(default=None, init=False, repr=False)  # a plain build's pages and plots
+    pages_ahead: bool = field(default=True, init=False, repr=False)  # False: pages are made with their HTML
     _figure_lint: dict[str, list[lint.Finding]] = field(default_factory=dict, init=False, repr=False)
     _page_context: str | None = field(default=None, init=False, repr=False)
 
@@ -317,8 +318,8 @@ class GlossaryBuild:
             self._env = make() if self.memo is None else self.memo.env(self.settings.templates_dir, make)
         return self._env
 
-    def render_page(self, src_uri: str) -> str | None:
-        """Markdown for a page this build owns (an entry or the index), else None."""
+    def render_page(self, src_uri: str, made: str | None = None) -> str | None:
+        """Markdown for a page this build owns (an entry or the index), else None (``made``: html_ahead's)."""
         env = self.env
         if src_uri == "index.md":
             markdown = render.render_index(env, [m for s, m in self.models.items() if self.shown(s)],
@@ -331,14 +332,11 @@ class GlossaryBuild:
             return pagefiles.broken_page(slug, self.broken[slug])
         if slug in self.models and self.shown(slug):
             context = self._page_inputs()
-
-            def page_of() -> str:
-                return build_work.entry_page(context, slug, env)
-
+            page_of = functools.partial(build_work.entry_page, context, slug, env)
             if self.memo is not None:
                 markdown = self.memo.keep("page", slug, self._pages_context(), page_of)
             else:
-                markdown = self._work_ahead().page(slug) or page_of()
+                markdown = made or self._work_ahead().page(slug) or page_of()
             self.rendered[src_uri] = markdown
             return markdown
         return None
@@ -353,8 +351,9 @@ class GlossaryBuild:
         if self._ahead is None:
             cache = plots.PlotCache(self.settings.cache_dir) if self.settings.cache_dir else None
             views = [view for m in self.shown_models() for view in m.devices if plots.has_plot(view)]
-            self._ahead = build_work.Ahead(self._page_inputs(), self.env, [s for s in self.models if self.shown(s)],
-                                           views, cache, self.settings.workers, directory_urls)
+            slugs = [s for s in self.models if self.shown(s)] if self.pages_ahead else []
+            self._ahead = build_work.Ahead(self._page_inputs(), self.env, slugs, views, cache, self.settings.workers,
+                                           directory_urls)
         return self._ahead
 
     def _pages_context(self) -> str:

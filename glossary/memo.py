@@ -97,7 +97,7 @@ class Memo:
     saying: set[str] = field(default_factory=set)                        # what this build logs
     bytecode: Any = None                                                 # the theme's compiled templates
     render_context: str | None = None                                    # this rebuild's (site_changed)
-    renders: dict[str, tuple[str, Any]] = field(default_factory=dict)    # src_uri -> (key, _Rendered)
+    renders: dict[str, tuple[str, Any]] = field(default_factory=dict)    # src_uri -> (key, Rendered)
     searched: dict[str, tuple[str, list]] = field(default_factory=dict)  # url -> (key, search index entries)
     page_urls: set[str] = field(default_factory=set)                     # this rebuild's pages (site_changed)
     outputs: dict[tuple, Any] = field(default_factory=dict)                # pure(): (function, text digest) -> output
@@ -225,7 +225,7 @@ class Memo:
                 return
             with _Warnings() as said:
                 original(config, files)
-            self.renders[src] = (key, _Rendered.of(page, said.records))
+            self.renders[src] = (key, Rendered.of(page, said.records))
 
         page.render = render
 
@@ -361,7 +361,7 @@ class _Warnings(logging.Handler):
 
 
 @dataclass
-class _Rendered:
+class Rendered:
     """What MkDocs' ``Page.render`` leaves on a page, and what it logged."""
 
     content: str
@@ -372,7 +372,7 @@ class _Rendered:
     said: list[logging.LogRecord]
 
     @classmethod
-    def of(cls, page, said: list[logging.LogRecord]) -> "_Rendered":
+    def of(cls, page, said: list[logging.LogRecord]) -> "Rendered":
         links = getattr(page, "links_to_anchors", None)
         return cls(page.content, page.toc, getattr(page, "_title_from_render", None),
                    set(page.present_anchor_ids) if page.present_anchor_ids is not None else None,

@@ -14,8 +14,9 @@ from urllib.parse import urljoin
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File, Files
+from mkdocs.utils import meta as front_matter
 
-from glossary import heap
+from glossary import heap, html_ahead
 from glossary.build_measure import measurer
 from glossary.build import GlossaryBuild
 from glossary.memo import Memo, content_signature
@@ -28,15 +29,17 @@ log = get_plugin_logger("glossary")
 class _Adapter:
     def __init__(self) -> None:
         self.serving = False
+        self.dirty = False
         self.build: GlossaryBuild | None = None
         self.sitemap_locations: set[str] | None = None  # None: no site_url, so MkDocs writes no URLs
         self.plot_urls: set[str] = set()  # the site URLs of the plots this build drew
         self.rendered = False  # docs_dir is the render stage's folder (glossary.site.publish)
         self.memo: Memo | None = None  # mkdocs serve: per-entry work kept between rebuilds (glossary.memo)
         self.read_meta: dict[str, dict] = {}  # src_uri -> the front-matter the build parsed (on_page_read_source)
+        self.html: html_ahead.HtmlAhead | None = None  # a plain build: the pages rendered on other cores
 
     def on_startup(self, command: str, dirty: bool) -> None:
-        self.serving = command == "serve"
+        self.serving, self.dirty = command == "serve", dirty
         self.memo = Memo() if self.serving else None
 
     def on_config(self, config):
@@ -72,6 +75,8 @@ class _Adapter:
         # An allowlist: of the docs folder's files, only those the build publishes stay (theme files
         # come from elsewhere and stay); the glossary generates the rest (kernels, results, plots).
         keep = self.build.published_sources(_named_assets(config))
+        # Rendered ahead, an entry's page is made by the worker that renders it (html_ahead), not beside it.
+        self.build.pages_ahead = not self._renders_ahead(config, len(self.build.shown_models()))
         for file in list(files):
             if file.src_dir == config.docs_dir and file.generated_by is None and file.src_uri not in keep:
                 files.remove(file)
@@ -89,10 +94,21 @@ class _Adapter:
     def _after_files(self, files: Files, config) -> Files:
         if self.memo is not None:  # serve: an unchanged page's render is kept (glossary.memo)
             self.memo.site_changed(config, files)
+        elif not self.build.pages_ahead or self.rendered and self._renders_ahead(config, len(files.documentation_pages())):
+            self.html = html_ahead.HtmlAhead(config, files, self._markdown_of, self.build.settings.workers)
         self.sitemap_locations = self._sitemap_locations(files, config)
         drawn = (files.get_file_from_path(p) for p in sitefiles.plot_paths(self.build.shown_models()))
         self.plot_urls = {f.url for f in drawn if f is not None}
         return files
+
+    def _renders_ahead(self, config, pages: int) -> bool:
+        return self.memo is None and not self.dirty and html_ahead.worth_it(config, pages, self.build.settings.workers)
+
+    def _markdown_of(self, file: File) -> str | None:
+        # In a worker of html_ahead: the Markdown MkDocs will render for the page (on_page_read_source and
+        # on_page_markdown below), from the build or from the file less its front-matter.
+        owned = None if self.rendered else self.build.render_page(file.src_uri)
+        return owned if owned is not None else front_matter.get_data(file.content_string)[0]
 
     def _sitemap_locations(self, files: Files, config) -> set[str] | None:
         # The absolute URLs the sitemap may list, as MkDocs writes them (Page.canonical_url).
@@ -116,10 +132,11 @@ class _Adapter:
         page.meta = render.safe_meta(page.meta if meta is None else meta)  # the theme prints title and author unescaped
         if self.memo is not None:
             self.memo.reuse_render(page)
+        made = self.html.take(page) if self.html is not None else None
         if self.rendered:  # rendered by the render stage already, as every builder reads it
             return markdown
         try:
-            rendered = self.build.render_page(page.file.src_uri)
+            rendered = self.build.render_page(page.file.src_uri, made)
         except GlossaryError as err:
             raise PluginError(str(err)) from None
         return markdown if rendered is None else rendered
@@ -127,7 +144,10 @@ class _Adapter:
     def on_page_content(self, html: str, page, config, files) -> str:
         # The author's raw HTML and attributes run nothing (sanitize); then only the plots the build
         # drew become <object>s, by where their file came from.
-        clean = sanitize.clean(html) if self.memo is None else self.memo.pure(sanitize.clean, html)
+        if self.html is not None:
+            clean = self.html.clean(html, page)
+        else:
+            clean = sanitize.clean(html) if self.memo is None else self.memo.pure(sanitize.clean, html)
         return plots.embed_plots(clean, page.url, self.plot_urls)
 
     def on_env(self, env, config, files):
@@ -150,10 +170,12 @@ class _Adapter:
         return server
 
     def on_build_error(self, error) -> None:
+        self._rendered_all()
         if self.build is not None:
             self.build.done(failed=True)  # the pages and plots worked out ahead are not waited for
 
     def on_post_build(self, config) -> None:
+        self._rendered_all()
         self.build.done()
         # before the leak check: a --dirty build keeps the pages earlier builds wrote
         stale = self.build.prune_stale(Path(config.site_dir))
@@ -167,6 +189,12 @@ class _Adapter:
             sitemap.rewrite(Path(config.site_dir), self.sitemap_locations)
         log.info("%s", self.build.summary())
         self._keep_to_the_end()
+
+    def _rendered_all(self) -> None:
+        if self.html is not None:
+            log.debug("%d of %d pages rendered on other cores (glossary.html_ahead)", self.html.used, self.html.pages)
+            self.html.close()
+            self.html = None
 
     def _keep_to_the_end(self) -> None:
         if not self.serving:  # serve's rebuilds leave garbage that must still be collected

@@ -77,10 +77,15 @@ class Ahead(Generic[R]):
     caller asks for, the caller works those items out itself, so a caller with nothing else to do keeps
     every core busy too.  Where a pool is not worth it (``workers_for``; one core, two with too few items)
     every item is worked out by its ``get``.  An exception an item raises is raised by its ``get``.  The
-    pool ends once every result has been taken, or at ``close``."""
+    pool ends once every result has been taken, or at ``close``.  ``here``: what the caller's ``get`` does
+    for an item the pool did not take (default: ``task``), for work the caller does another way.
+    ``backwards``: the pool begins at the last item, so a caller that works as fast as the pool is never
+    kept waiting: it works the items out from the first, the pool from the last, and they meet once."""
 
-    def __init__(self, task: Callable[[C, T], R], items: Sequence[T], context: C, workers: int | None = None) -> None:
+    def __init__(self, task: Callable[[C, T], R], items: Sequence[T], context: C, workers: int | None = None,
+                 here: Callable[[C, T], R] | None = None, backwards: bool = False) -> None:
         self.task, self.items, self.context = task, list(items), context
+        self._here = here or task
         self._left = len(self.items)
         self._pool = None
         self._chunk = 1
@@ -90,12 +95,15 @@ class Ahead(Generic[R]):
             return
         from concurrent.futures import ProcessPoolExecutor
 
-        # Small chunks: the first results are back soon, and the caller seldom waits for one.
-        self._chunk = max(1, min(16, len(self.items) // (count * 8)))
+        # Small chunks: the first results are back soon, and the caller seldom waits for one (where the two
+        # meet, backwards, the caller waits for at most the chunk the pool has begun).
+        self._chunk = max(1, min(4 if backwards else 16, len(self.items) // (count * 8)))
         self._pool = ProcessPoolExecutor(max_workers=count, mp_context=_start_method(), initializer=_enter,
                                          initargs=(context,))
-        self._chunks = [self._pool.submit(_call_chunk, task, self.items[at:at + self._chunk])
-                        for at in range(0, len(self.items), self._chunk)]
+        starts = range(0, len(self.items), self._chunk)
+        self._chunks = [None] * len(starts)
+        for k in (reversed(range(len(starts))) if backwards else range(len(starts))):
+            self._chunks[k] = self._pool.submit(_call_chunk, task, self.items[starts[k]:starts[k] + self._chunk])
 
     def get(self, index: int) -> R:
         """The ``index``-th item's result; each is meant to be taken once, and the pool ends with the last."""
@@ -106,7 +114,7 @@ class Ahead(Generic[R]):
             if future is not None and (future.cancel() or future.cancelled()):  # not started (or closed)
                 self._chunks[k] = future = None
             if future is None:
-                return self.task(self.context, self.items[index])
+                return self._here(self.context, self.items[index])
             ok, value = future.result()[index % self._chunk]
             if not ok:
                 raise value
@@ -133,13 +141,19 @@ def _call_chunk(task: Callable[[Any, T], R], items: list[T]) -> list[tuple[bool,
     return out
 
 
+def forks() -> bool:
+    """Whether a pool's workers fork, so inherit the context (and all else) without pickling it."""
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
 def _start_method():
     import multiprocessing
 
     # fork shares the context without pickling it; where the platform has none, spawn pickles it
     # once per worker.  Both run the same module-level tasks.
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    return multiprocessing.get_context("fork" if forks() else "spawn")
 
 
 def _enter(context: Any) -> None:
