@@ -213,3 +213,23 @@ def test_a_declared_file_a_browser_would_run_is_refused_and_not_published(tmp_pa
     reasons = assess.unsafe_files(entry)
     assert len(reasons) == 1 and "page.html" in reasons[0] and "rename it" in reasons[0]
     assert set(sitefiles.declared_files(entry)) == {"thing/k.cu"}
+
+
+@pytest.mark.parametrize("body", [
+    "A claim with a note.[^1]\n\n[^1]: The note, with its link back.\n",  # footnotes: href="#fn:1", "#fnref:1"
+    '<a href="#part:two">a section whose id holds a colon</a>\n',
+    '<a href="notes.md#part:two">another page\'s</a> and <a href="?q=a:b">a query</a>\n',
+])
+def test_a_relative_url_with_a_colon_is_no_scheme(body):
+    from glossary.entries import allowlist
+
+    assert allowlist.body_problems(body) == []
+
+
+@pytest.mark.parametrize("href", ["javascript:x()", "JaVa&#9;ScRiPt:x()", " java&#10;script:x()", "&#1;javascript:x()",
+                                  "vbscript:x", "data:text/html,x", "jar:file:x"])
+def test_a_url_scheme_a_browser_reads_through_tabs_and_spaces_is_named(href):
+    from glossary.entries import allowlist
+
+    problems = allowlist.body_problems(f'<a href="{href}">x</a>\n')
+    assert len(problems) == 1 and problems[0].startswith("the URL "), problems

@@ -9,6 +9,7 @@ nothing that runs either.
 from __future__ import annotations
 
 import copy
+import re
 from html.parser import HTMLParser
 
 import nh3
@@ -33,6 +34,20 @@ ATTRIBUTES = {tag: frozenset(names) for tag, names in _ATTRIBUTES.items()}
 # Python-Markdown's tables write it (any other style, or this one written otherwise, is dropped).
 _ALIGN = {f"text-align: {side};" for side in ("left", "right", "center")}
 ATTRIBUTE_VALUES = {"input": {"type": {"radio"}}, "td": {"style": _ALIGN}, "th": {"style": _ALIGN}}
+
+
+# A URL's scheme as a browser reads it (the WHATWG URL standard, which the sanitizer's URL parser follows):
+# tabs and newlines dropped wherever they are and C0 controls and spaces around it, then a letter, more
+# letters, digits, '+', '-' or '.', and a colon.  Anything else ("#fn:1", a footnote's link; "notes.md#a:b";
+# "?q=a:b") is a URL relative to the page, which the sanitizer keeps.
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
+_TAB_NEWLINE = str.maketrans("", "", "\t\n\r")
+_C0_SPACE = "".join(map(chr, range(0x21)))
+
+
+def _scheme(url: str) -> str | None:
+    found = _SCHEME.match(url.translate(_TAB_NEWLINE).strip(_C0_SPACE))
+    return found.group(1).lower() if found else None
 
 
 _URL_ATTRIBUTES = frozenset({"href", "src", "cite", "action", "formaction", "poster", "srcset", "data", "xlink:href"})
@@ -87,8 +102,7 @@ class _Audit(HTMLParser):
                     self._add(f"the attribute {name}=\"{value[:40]}\" on <{tag}>")
             elif name not in allowed:
                 self._add(f"the attribute {name}= on <{tag}>")
-            elif name in _URL_ATTRIBUTES and ":" in value.split("/", 1)[0] and \
-                    value.split(":", 1)[0].strip().lower() not in URL_SCHEMES:
+            elif name in _URL_ATTRIBUTES and _scheme(value) not in (None, *URL_SCHEMES):
                 self._add(f"the URL {value[:40]} in {name}= on <{tag}>")
 
     handle_startendtag = handle_starttag
