@@ -380,10 +380,12 @@ def test_tensor_peer_skips_cleanly_without_a_gpu():
 
 # -- predictions that come from the compiler's own report (nvcc 13.0) ---------------------------
 
-def _ptxas_report(source: Path, arch: str, flags: list[str], tmp_path: Path) -> dict[str, int]:
-    cmd = ["nvcc", "--cubin", "-std=c++17", "-O3", "-arch", arch, *flags, "-Xptxas", "-v",
-           "-o", str(tmp_path / "k.cubin"), str(source)]
-    text = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
+def _ptxas_report(source: Path, arch: str, flags: list[str]) -> dict[str, int]:
+    """ptxas's report of the entry's source, compiled in the sandbox: an entry's code is compiled nowhere else."""
+    from measure.sandbox import nvcc as sandbox_nvcc
+
+    text = sandbox_nvcc.compile_source(source.parent, source.name, arch, ["-std=c++17", "-O3", *flags, "-Xptxas", "-v"],
+                                       nvcc=shutil.which("nvcc")).log
     found = {key: int(m.group(1)) for key, pat in (("registers", r"Used (\d+) registers"),
                                                     ("spill_st", r"(\d+) bytes spill stores"),
                                                     ("spill_ld", r"(\d+) bytes spill loads"),
@@ -400,12 +402,12 @@ def _nvcc_13_0() -> bool:
 
 @pytest.mark.skipif(not _nvcc_13_0(), reason="the predictions are nvcc 13.0's spill and register counts")
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
-def test_spill_predictions_are_the_compilers_spill_bytes_per_element(arch, tmp_path):
+def test_spill_predictions_are_the_compilers_spill_bytes_per_element(arch):
     m = front_matter("register-spilling")["measure"]
     ref = reference_of("register-spilling")
     predict = {metric["name"]: metric["predict"] for metric in m["metrics"]}
     for regs in m["variants"][0]["sweep"]["regs"]:
-        report = _ptxas_report(ENTRIES / "register-spilling" / "rotate.cu", arch, [f"-maxrregcount={regs}"], tmp_path)
+        report = _ptxas_report(ENTRIES / "register-spilling" / "rotate.cu", arch, [f"-maxrregcount={regs}"])
         name = f"spill[regs={regs}]"
         assert predict["local_ld"][name] == pytest.approx(report["spill_ld"] / ref.N)
         assert predict["local_st"][name] == pytest.approx(report["spill_st"] / ref.N)
@@ -414,10 +416,10 @@ def test_spill_predictions_are_the_compilers_spill_bytes_per_element(arch, tmp_p
 
 @pytest.mark.skipif(not _nvcc_13_0(), reason="the predictions are nvcc 13.0's register counts")
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
-def test_occupancy_ballast_raises_registers_without_spilling(arch, tmp_path):
+def test_occupancy_ballast_raises_registers_without_spilling(arch):
     metric = front_matter("occupancy")["measure"]["metrics"][0]
     for ballast in (0, 32, 64, 128):
-        report = _ptxas_report(ENTRIES / "occupancy" / "scale.cu", arch, [f"-DBALLAST={ballast}"], tmp_path)
+        report = _ptxas_report(ENTRIES / "occupancy" / "scale.cu", arch, [f"-DBALLAST={ballast}"])
         assert report["spill_ld"] == report["spill_st"] == 0 and report["stack"] == 0
         warps = _resident_blocks(report["registers"], 256) * 8
         assert metric["predict"][f"by_regs[ballast={ballast}]"] == pytest.approx(100 * warps / 64)

@@ -12,8 +12,6 @@ figures the prose binds, and the kernels compiled for every arch the entries cla
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from fractions import Fraction
 
 import numpy as np
@@ -485,32 +483,21 @@ def test_launch_overhead_graph_variant_is_the_chain_of_64_replayed():
 
 # -- the kernels compile for every arch each entry claims ---------------------------------------
 
-def _compile_cases():
-    for slug in NEW:
-        m = front_matter(slug)["measure"]
-        for arch in m["archs"]:
-            yield pytest.param(slug, arch, id=f"{slug}-{arch}")
-
-
 def test_entries_claim_turing_and_newer():
     for slug in NEW:
         archs = front_matter(slug)["measure"]["archs"]
         assert all(int(a[3:].rstrip("a")) >= 75 for a in archs) and "sm_90" in archs
 
 
-@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
-@pytest.mark.parametrize("slug,arch", list(_compile_cases()))
-def test_kernels_compile(slug, arch, tmp_path):
+@pytest.mark.parametrize("slug", NEW)
+def test_kernels_are_declared_extern_c(slug):
+    # tests/test_compile.py compiles every entry's kernels for each arch it claims, in the sandbox (an
+    # entry's code is compiled nowhere else), and finds each launched kernel in the cubin.
     m = front_matter(slug)["measure"]
-    for source in m["sources"]:
-        cmd = ["nvcc", "--cubin", *m["nvcc_flags"], "-arch", arch, "-o", str(tmp_path / "k.cubin"),
-               str(ENTRIES / slug / source)]
-        done = subprocess.run(cmd, capture_output=True, text=True)
-        assert done.returncode == 0, done.stderr
-        kernels = {s["kernel"] for v in m["variants"] for s in v["launches"] if "kernel" in s}
-        text = (ENTRIES / slug / source).read_text()
-        for name in kernels:
-            assert f'extern "C" __global__ void {name}(' in text
+    kernels = {s["kernel"] for v in m["variants"] for s in v["launches"] if "kernel" in s}
+    text = "".join((ENTRIES / slug / source).read_text() for source in m["sources"])
+    for name in kernels:
+        assert f'extern "C" __global__ void {name}(' in text
 
 
 def test_a_variants_copies_are_recorded_by_the_buffers_they_name():

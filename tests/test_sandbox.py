@@ -3,6 +3,7 @@ each fail with a clear reason, and a secret planted outside the entry's folder i
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import sys
@@ -325,3 +326,19 @@ def test_the_server_runs_a_reference_only_inside_the_sandbox(tmp_path):
     (tmp_path / "reference.py").write_text("raise SystemExit('the reference ran')\n")
     with pytest.raises(SystemExit, match="only inside the sandbox"):
         server.serve(str(tmp_path / "reference.py"))
+
+
+@needs_sandbox
+@needs_nvcc
+def test_a_compile_hands_back_ptxas_s_report_and_the_cache_keeps_it(tmp_path):
+    # The register and spill counts issue 18's predictions are checked against come from ptxas's report
+    # of a compile in the sandbox, never from nvcc run on an entry's code outside it.
+    folder = tmp_path / "e"
+    folder.mkdir()
+    (folder / "k.cu").write_text('extern "C" __global__ void k(float *y) { y[threadIdx.x] = 1.0f; }\n')
+    flags = ["-O3", "-Xptxas", "-v"]
+    built = sandbox_nvcc.compile_source(folder, "k.cu", "sm_90", flags, nvcc=nvcc.find_nvcc(), cache=tmp_path / "c")
+    assert "Used" in built.log and "registers" in built.log
+    assert [json.loads(p.read_text())["log"] for p in (tmp_path / "c").glob("*.json")] == [built.log]
+    again = sandbox_nvcc.compile_source(folder, "k.cu", "sm_90", flags, nvcc=nvcc.find_nvcc(), cache=tmp_path / "c")
+    assert again == built  # from the cache: the same cubin, reads, command and report

@@ -51,6 +51,7 @@ class Compiled:
     cubin: bytes
     reads: tuple[str, ...]       # entry files the compile read, relative to the entry's folder
     command: str                 # the nvcc command as it ran, paths as the sandbox saw them
+    log: str = ""                # what nvcc and its tools printed (ptxas's report with -Xptxas -v), its end
 
 
 def tool_mounts(exe: str, root: Path, *, ro: dict[str, str] | None = None,
@@ -108,7 +109,7 @@ def compile_source(entry_dir: Path, source: str, arch: str, flags: list[str], *,
     key = hashlib.sha256(json.dumps([version, argv]).encode() + (entry_dir / source).read_bytes()).hexdigest()
     hit = _cached(cache, key, entry_dir) if cache else None
     if hit is not None:
-        return Compiled(hit[0], hit[1], shown)
+        return Compiled(*hit[:2], shown, hit[2])
     root = toolkit_root(nvcc)
     scratch = Path(tempfile.mkdtemp(prefix="glossary-nvcc-"))
     try:
@@ -127,9 +128,10 @@ def compile_source(entry_dir: Path, source: str, arch: str, flags: list[str], *,
         cubin = _read_limited(cubin_path, MAX_CUBIN_BYTES)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    log = _clean(log)
     if cache:
-        _store(cache, key, entry_dir, cubin, reads)
-    return Compiled(cubin, reads, shown)
+        _store(cache, key, entry_dir, cubin, reads, log)
+    return Compiled(cubin, reads, shown, log)
 
 
 _MARKER = re.compile(rb'# \d+ "((?:[^"\\\n]|\\.)*)"((?: [1-4])*)[ \t]*\r?$')
@@ -214,24 +216,24 @@ def _preprocessed(keep: Path, source: str) -> Path:
     return found[0]
 
 
-def _cached(cache: Path, key: str, entry_dir: Path) -> tuple[bytes, tuple[str, ...]] | None:
+def _cached(cache: Path, key: str, entry_dir: Path) -> tuple[bytes, tuple[str, ...], str] | None:
     meta, cubin = cache / f"{key}.json", cache / f"{key}.cubin"
     try:
         record = json.loads(meta.read_text(encoding="utf-8"))
         for rel, digest in record["reads"].items():
             if hashlib.sha256((entry_dir / rel).read_bytes()).hexdigest() != digest:
                 return None
-        return cubin.read_bytes(), tuple(record["reads"])
+        return cubin.read_bytes(), tuple(record["reads"]), str(record.get("log", ""))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
-def _store(cache: Path, key: str, entry_dir: Path, cubin: bytes, reads: tuple[str, ...]) -> None:
+def _store(cache: Path, key: str, entry_dir: Path, cubin: bytes, reads: tuple[str, ...], log: str) -> None:
     try:
         cache.mkdir(parents=True, exist_ok=True)
         digests = {rel: hashlib.sha256((entry_dir / rel).read_bytes()).hexdigest() for rel in reads}
         (cache / f"{key}.cubin").write_bytes(cubin)
-        (cache / f"{key}.json").write_text(json.dumps({"reads": digests}), encoding="utf-8")
+        (cache / f"{key}.json").write_text(json.dumps({"reads": digests, "log": log}), encoding="utf-8")
     except OSError:
         pass  # a cache that cannot be written only costs a compile next time
 
