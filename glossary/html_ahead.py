@@ -15,11 +15,14 @@ worker's render logged is logged when the page takes the render, where MkDocs wo
 Only in a plain, whole build (``serve`` keeps renders in its memo; a ``--dirty`` build renders few pages),
 where a pool is worth its start and forks (a worker inherits MkDocs' configuration and files, never
 pickled), and where every Markdown extension is known to read nothing but the page (``memo.PURE_EXTENSIONS``).
+The build's other pool (its plots, ``build_work.Ahead``) may be running when this one forks; a worker here
+touches nothing of that pool, and a worker that dies leaves its pages to MkDocs.
 """
 
 from __future__ import annotations
 
 import logging
+from concurrent.futures import BrokenExecutor, CancelledError
 from typing import Callable
 
 from mkdocs.structure.files import File, Files
@@ -58,7 +61,10 @@ class HtmlAhead:
         """The Markdown a worker rendered ``page`` from, its render made the page's own where it may be
         (``page.render`` checks, when MkDocs calls it); None where no worker rendered the page."""
         at = self._at.pop(page.file.src_uri, None)
-        made = None if at is None else self.work.get(at)
+        try:
+            made = None if at is None else self.work.get(at)
+        except (BrokenExecutor, CancelledError):  # a worker killed (out of memory, say): MkDocs renders the rest
+            made = None
         if made is None:
             return None
         markdown, rendered, clean = made

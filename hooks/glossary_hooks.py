@@ -94,7 +94,8 @@ class _Adapter:
     def _after_files(self, files: Files, config) -> Files:
         if self.memo is not None:  # serve: an unchanged page's render is kept (glossary.memo)
             self.memo.site_changed(config, files)
-        elif not self.build.pages_ahead or self.rendered and self._renders_ahead(config, len(files.documentation_pages())):
+        elif not self.build.pages_ahead or (
+                self.rendered and self._renders_ahead(config, len(files.documentation_pages()))):
             self.html = html_ahead.HtmlAhead(config, files, self._markdown_of, self.build.settings.workers)
         self.sitemap_locations = self._sitemap_locations(files, config)
         drawn = (files.get_file_from_path(p) for p in sitefiles.plot_paths(self.build.shown_models()))

@@ -245,3 +245,26 @@ def _slow_double(context, item: int) -> int:
 
 def _here(context, item: int) -> str:
     return "here"
+
+
+def test_a_worker_that_dies_leaves_its_pages_to_mkdocs(plain):
+    import os
+    import signal
+    import time
+
+    config, files = plain
+    pages = [Page(None, f, config) for f in files.documentation_pages()]
+    ahead = html_ahead.HtmlAhead(config, files, _markdown_of, workers=2)
+    _begun(ahead.work, len(pages) - 1)
+    pool = ahead.work._pool
+    for pid in list(pool._processes):
+        os.kill(pid, signal.SIGKILL)  # the kernel's out-of-memory killer, say
+    deadline = time.monotonic() + 30
+    while not pool._broken and time.monotonic() < deadline:  # the executor has seen it (its own thread)
+        time.sleep(0.01)
+    for page in pages:
+        page.read_source(config)
+        ahead.take(page)
+        page.render(config, files)
+        assert page.content == _fresh(config, files, page.file.src_uri).content
+    ahead.close()

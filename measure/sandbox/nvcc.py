@@ -109,7 +109,8 @@ def compile_source(entry_dir: Path, source: str, arch: str, flags: list[str], *,
     key = hashlib.sha256(json.dumps([version, argv]).encode() + (entry_dir / source).read_bytes()).hexdigest()
     hit = _cached(cache, key, entry_dir) if cache else None
     if hit is not None:
-        return Compiled(*hit[:2], shown, hit[2])
+        cubin, reads, log = hit
+        return Compiled(cubin, reads, shown, log)
     root = toolkit_root(nvcc)
     scratch = Path(tempfile.mkdtemp(prefix="glossary-nvcc-"))
     try:
