@@ -100,7 +100,10 @@ class Ahead:
         self._plots = {id(view): len(slugs) + i for i, view in enumerate(views)}
         self._export: tuple[bool, str] | None = None
         self._export_at: int | None = len(items) - 1 if directory_urls is not None else None
-        self.work = parallel.Ahead(_page_or_plot, items, (inputs, cache.folder if cache else None), workers)
+        # Without pages (glossary.html_ahead makes them) the plots and the export are wanted only once every
+        # page is made: the pool forks then, after html_ahead's has ended.
+        self.work = parallel.Ahead(_page_or_plot, items, (inputs, cache.folder if cache else None), workers,
+                                   start=bool(slugs))
 
     def page(self, slug: str) -> str | None:
         """The entry's page; None for one this build does not show, or one handed out already."""

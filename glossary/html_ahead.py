@@ -15,8 +15,9 @@ worker's render logged is logged when the page takes the render, where MkDocs wo
 Only in a plain, whole build (``serve`` keeps renders in its memo; a ``--dirty`` build renders few pages),
 where a pool is worth its start and forks (a worker inherits MkDocs' configuration and files, never
 pickled), and where every Markdown extension is known to read nothing but the page (``memo.PURE_EXTENSIONS``).
-The build's other pool (its plots, ``build_work.Ahead``) may be running when this one forks; a worker here
-touches nothing of that pool, and a worker that dies leaves its pages to MkDocs.
+The build's other pool (its plots, ``build_work.Ahead``) forks only once this one has ended (the hook's
+``on_env``, when every page is made), so no pool forks while another's threads run; a worker that dies
+leaves its pages to MkDocs.
 """
 
 from __future__ import annotations
@@ -91,8 +92,9 @@ class HtmlAhead:
         held = self._clean.pop(page.file.src_uri, None)
         return held[1] if held is not None and held[0] == html else sanitize.clean(html)
 
-    def close(self) -> None:
-        self.work.close()
+    def close(self, wait: bool = True) -> None:
+        """The pool ended (``wait``: its processes and threads too, so the next pool forks from one thread)."""
+        self.work.close(wait)
 
 
 def _not_here(context, src_uri: str) -> None:

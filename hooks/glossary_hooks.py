@@ -152,6 +152,7 @@ class _Adapter:
         return plots.embed_plots(clean, page.url, self.plot_urls)
 
     def on_env(self, env, config, files):
+        self._rendered_all()  # every page is made: the pool ends before the plots' pool forks (html_ahead)
         # MkDocs makes the theme's environment anew for every build: Material's templates are compiled
         # once per `serve` (glossary.memo) and kept between builds in the user's cache (bytecode).
         if self.memo is not None:
@@ -171,7 +172,7 @@ class _Adapter:
         return server
 
     def on_build_error(self, error) -> None:
-        self._rendered_all()
+        self._rendered_all(wait=False)  # what the pool had begun is not waited for
         if self.build is not None:
             self.build.done(failed=True)  # the pages and plots worked out ahead are not waited for
 
@@ -191,10 +192,10 @@ class _Adapter:
         log.info("%s", self.build.summary())
         self._keep_to_the_end()
 
-    def _rendered_all(self) -> None:
+    def _rendered_all(self, wait: bool = True) -> None:
         if self.html is not None:
             log.debug("%d of %d pages rendered on other cores (glossary.html_ahead)", self.html.used, self.html.pages)
-            self.html.close()
+            self.html.close(wait)
             self.html = None
 
     def _keep_to_the_end(self) -> None:

@@ -273,3 +273,15 @@ def test_a_worker_that_dies_leaves_its_pages_to_mkdocs(plain):
         page.render(config, files)
         assert page.content == _fresh(config, files, page.file.src_uri).content
     ahead.close()
+
+
+def test_a_pool_wanted_later_forks_at_its_first_get_and_ends_with_its_last(monkeypatch):
+    # The plots' pool of a build whose pages are made here forks once html_ahead's pool has ended, so no
+    # pool forks while another's threads run (Python 3.12 warns of it: the child may deadlock).
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 2)
+    work = parallel.Ahead(_slow_double, list(range(8)), None, workers=2, start=False)
+    assert work._pool is None
+    assert work.get(0) == 0 and work._pool is not None
+    processes = list(work._pool._processes.values())
+    assert [work.get(i) for i in range(1, 8)] == [2 * i for i in range(1, 8)]
+    assert work._pool is None and not any(p.is_alive() for p in processes)  # ended, not left to end

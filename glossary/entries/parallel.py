@@ -80,33 +80,43 @@ class Ahead(Generic[R]):
     pool ends once every result has been taken, or at ``close``.  ``here``: what the caller's ``get`` does
     for an item the pool did not take (default: ``task``), for work the caller does another way.
     ``backwards``: the pool begins at the last item, so a caller that works as fast as the pool is never
-    kept waiting: it works the items out from the first, the pool from the last, and they meet once."""
+    kept waiting: it works the items out from the first, the pool from the last, and they meet once.
+    ``start`` False: the pool forks at the first ``get``, for results wanted only later (a process that
+    forks while another pool's threads run may deadlock in the child; Python 3.12 warns of it)."""
 
     def __init__(self, task: Callable[[C, T], R], items: Sequence[T], context: C, workers: int | None = None,
-                 here: Callable[[C, T], R] | None = None, backwards: bool = False) -> None:
+                 here: Callable[[C, T], R] | None = None, backwards: bool = False, start: bool = True) -> None:
         self.task, self.items, self.context = task, list(items), context
         self._here = here or task
         self._left = len(self.items)
         self._pool = None
-        self._chunk = 1
         self._chunks: list = []  # a future per chunk of items; None where the caller works the chunk out
-        count = workers_for(len(self.items), workers) - 1
-        if count < 1:
+        self._count = workers_for(len(self.items), workers) - 1
+        # Small chunks: the first results are back soon, and the caller seldom waits for one (where the two
+        # meet, backwards, the caller waits for at most the chunk the pool has begun).
+        self._chunk = max(1, min(4 if backwards else 16, len(self.items) // max(1, self._count * 8)))
+        self._backwards = backwards
+        self._waiting = not start and self._count >= 1  # the pool forks at the first get
+        if start:
+            self._start()
+
+    def _start(self) -> None:
+        self._waiting = False
+        if self._count < 1:
             return
         from concurrent.futures import ProcessPoolExecutor
 
-        # Small chunks: the first results are back soon, and the caller seldom waits for one (where the two
-        # meet, backwards, the caller waits for at most the chunk the pool has begun).
-        self._chunk = max(1, min(4 if backwards else 16, len(self.items) // (count * 8)))
-        self._pool = ProcessPoolExecutor(max_workers=count, mp_context=_start_method(), initializer=_enter,
-                                         initargs=(context,))
+        self._pool = ProcessPoolExecutor(max_workers=self._count, mp_context=_start_method(), initializer=_enter,
+                                         initargs=(self.context,))
         starts = range(0, len(self.items), self._chunk)
         self._chunks = [None] * len(starts)
-        for k in (reversed(range(len(starts))) if backwards else range(len(starts))):
-            self._chunks[k] = self._pool.submit(_call_chunk, task, self.items[starts[k]:starts[k] + self._chunk])
+        for k in (reversed(range(len(starts))) if self._backwards else range(len(starts))):
+            self._chunks[k] = self._pool.submit(_call_chunk, self.task, self.items[starts[k]:starts[k] + self._chunk])
 
     def get(self, index: int) -> R:
         """The ``index``-th item's result; each is meant to be taken once, and the pool ends with the last."""
+        if self._waiting:
+            self._start()
         self._left -= 1
         try:
             k = index // self._chunk
@@ -120,13 +130,14 @@ class Ahead(Generic[R]):
                 raise value
             return value
         finally:
-            if self._left <= 0:
-                self.close()
+            if self._left <= 0:  # nothing is left running: the pool's processes and threads end before the
+                self.close(wait=True)  # caller goes on, so a pool forked next forks a process of one thread
 
-    def close(self) -> None:
+    def close(self, wait: bool = False) -> None:
         """The pool ended; whatever it had not begun is dropped, and worked out here if asked for."""
+        self._waiting = False
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool.shutdown(wait=wait, cancel_futures=True)
             self._pool = None
 
 
