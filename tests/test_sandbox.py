@@ -229,10 +229,8 @@ def test_a_compile_cannot_read_outside_the_entry(tmp_path, planted, name):
 @needs_sandbox
 @needs_nvcc
 def test_a_compile_that_reads_an_unfingerprinted_entry_file_is_refused(tmp_path):
-    folder = tmp_path / "e"
-    folder.mkdir()
-    (folder / "k.cu").write_text('#include "impl.cuh"\nextern "C" __global__ void k(float *y) { y[0] = ONE; }\n')
-    (folder / "impl.cuh").write_text("#define ONE 1.0f\n")
+    folder = _entry_folder(tmp_path, {"k.cu": '#include "impl.cuh"\nextern "C" __global__ void k(float *y) { y[0] = ONE; }\n',
+                                      "impl.cuh": "#define ONE 1.0f\n"})
     built = sandbox_nvcc.compile_source(folder, "k.cu", "sm_90", [], nvcc=nvcc.find_nvcc(),
                                         covered={"k.cu", "impl.cuh"})
     assert built.reads == ("k.cu", "impl.cuh") and built.cubin[:4] == b"\x7fELF"
@@ -333,12 +331,19 @@ def test_the_server_runs_a_reference_only_inside_the_sandbox(tmp_path):
 def test_a_compile_hands_back_ptxas_s_report_and_the_cache_keeps_it(tmp_path):
     # The register and spill counts issue 18's predictions are checked against come from ptxas's report
     # of a compile in the sandbox, never from nvcc run on an entry's code outside it.
-    folder = tmp_path / "e"
-    folder.mkdir()
-    (folder / "k.cu").write_text('extern "C" __global__ void k(float *y) { y[threadIdx.x] = 1.0f; }\n')
+    folder = _entry_folder(tmp_path, {"k.cu": 'extern "C" __global__ void k(float *y) { y[threadIdx.x] = 1.0f; }\n'})
     flags = ["-O3", "-Xptxas", "-v"]
     built = sandbox_nvcc.compile_source(folder, "k.cu", "sm_90", flags, nvcc=nvcc.find_nvcc(), cache=tmp_path / "c")
     assert "Used" in built.log and "registers" in built.log
     assert [json.loads(p.read_text())["log"] for p in (tmp_path / "c").glob("*.json")] == [built.log]
     again = sandbox_nvcc.compile_source(folder, "k.cu", "sm_90", flags, nvcc=nvcc.find_nvcc(), cache=tmp_path / "c")
     assert again == built  # from the cache: the same cubin, reads, command and report
+
+
+def _entry_folder(tmp_path: Path, files: dict[str, str]) -> Path:
+    """An entry's folder holding ``files`` (name -> text)."""
+    folder = tmp_path / "e"
+    folder.mkdir()
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    return folder
