@@ -144,11 +144,11 @@ def inspect(entries_dir: Path, only: list[str] | None = None, lint: bool = True,
     try:
         policy, catalog, general = _project(options, policy)
         parsed = {r.slug: r.entry for r in wanted if r.entry is not None}
-        from glossary.site import sitefiles
+        from glossary.site.strays import stray_files
 
         # A check of some entries reads no other entry (a link needs only the other's file): the stray
         # files of their own folders, not of the whole tree, whose images need every entry parsed.
-        strays = sitefiles.stray_files(entries_dir, parsed, only=None if only is None else list(parsed))
+        strays = stray_files(entries_dir, parsed, only=None if only is None else list(parsed))
         general += [Problem("files", "warning", why) for why in strays]
         unbound = _lint(general) if lint else None
         for report in wanted:

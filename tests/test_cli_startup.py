@@ -79,6 +79,8 @@ def test_check_of_an_entry_without_a_spec_imports_neither_numpy_nor_the_harness(
     # the gate binds figures through Jinja2's parser: check needs jinja2, nothing heavier
     assert _heavy(modules, allowed=("jinja2", "glossary.checks", "glossary.verdicts.assess", "glossary.entries.model",
                                     "measure.attest", "markdown")) == []
+    # nor the site's pages and templates: the stray files of the entry's folder are read without them
+    assert {"glossary.site.sitefiles", "glossary.site.page", "glossary.site.render"} & modules == set()
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed: the trial runs no code")
