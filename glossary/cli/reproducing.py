@@ -10,7 +10,7 @@ import click
 from glossary.cli.common import (Problems, cli, console, entries_dir_of, escape, gpus_here, lazy, load_all,
                                  project_trust, usage)
 from glossary.cli.node import default_name, display_path
-from glossary.measuring.pool import DEFAULT_DEADLINE_S  # --help shows it; pool imports no GPU code
+from glossary.measuring import DEFAULT_DEADLINE_S  # --help shows it without importing the pool
 
 agreement = lazy("glossary.verdicts.agreement")
 attest = lazy("measure.attest")
