@@ -128,16 +128,26 @@ def sites(tmp_path_factory):
 
 
 class Reader:
-    """A browser tab at one colour scheme that records every dialog a page opens."""
+    """A browser tab that records every dialog a page opens, kept for the module's tests: a new tab costs
+    Chromium a renderer process's start, about three times the page it then loads (issue 34).  Each test
+    serves its site on a port of its own, so no page of one test shares an origin (or its storage) with
+    another's; ``use`` sets the colour scheme and forgets the dialogs of the test before."""
 
-    def __init__(self, browser, scheme: str):
+    def __init__(self, browser):
         # no test here searches: the search box is not what a reader of these pages touches
-        self.context = without_search(browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme))
+        self.context = without_search(browser.new_context(viewport={"width": 1280, "height": 900}))
         self.context.route(OFF_LOCALHOST, lambda route: route.abort())
         self.page = self.context.new_page()
         self.page.set_default_timeout(10_000)
         self.dialogs: list[str] = []
         self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+
+    def use(self, scheme: str) -> Reader:
+        self.page.goto("about:blank")
+        self.page.emulate_media(color_scheme=scheme)
+        self.page.mouse.move(0, 0)
+        self.dialogs.clear()
+        return self
 
     def ran(self) -> str | None:
         """What ran on the page: ``window.__xss`` (or a dialog), or None."""
@@ -145,6 +155,14 @@ class Reader:
         if value is not None or self.dialogs:
             return f"window.__xss={value}, dialogs={self.dialogs}"
         return None
+
+
+@pytest.fixture(scope="module")
+def tab(browser):
+    """The module's ``Reader``."""
+    reader = Reader(browser)
+    yield reader
+    reader.context.close()
 
 
 def _read_like_a_reader(reader: Reader, url: str) -> None:
@@ -170,63 +188,57 @@ def _read_like_a_reader(reader: Reader, url: str) -> None:
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("build", ["published", "preview"])
-def test_no_payload_runs_when_a_reader_reads_and_hovers(browser, sites, build, scheme):
+def test_no_payload_runs_when_a_reader_reads_and_hovers(tab, sites, build, scheme):
     _, published, preview, _ = sites
     folder = published if build == "published" else preview
     # Published, the gadget is refused at the gate for its markup (so no builder publishes it); the
     # preview shows it, through the sanitizer, with every payload.
     pages = ["", "reader/"] + (["gadget/", "painted/"] if build == "preview" else [])
-    reader = Reader(browser, scheme)
-    try:
-        with serve(folder) as base:
-            for path in pages:
-                _read_like_a_reader(reader, base + path)
-                assert reader.page.evaluate("() => document.body.getAttribute('data-md-color-scheme')") == (
-                    "slate" if scheme == "dark" else "default")
-                assert reader.ran() is None, f"{build} {scheme} {path}: {reader.ran()}"
-                # no element the author wrote can run: no handler, no script of theirs, no frame
-                found = reader.page.evaluate("""() => {
-                    const bad = [];
-                    for (const el of document.querySelectorAll('article *')) {
-                        for (const a of el.attributes) {
-                            if (/^on/i.test(a.name)) bad.push(el.tagName + ' ' + a.name);
-                            if (/^\\s*(javascript|data):/i.test(a.value)) bad.push(el.tagName + ' ' + a.value);
-                        }
-                        if (['SCRIPT', 'IFRAME', 'EMBED', 'SVG'].includes(el.tagName.toUpperCase())) bad.push(el.tagName);
-                        if (el.tagName === 'OBJECT' && !/\\/plots\\//.test(el.getAttribute('data') || ''))
-                            bad.push('object ' + el.getAttribute('data'));
+    reader = tab.use(scheme)
+    with serve(folder) as base:
+        for path in pages:
+            _read_like_a_reader(reader, base + path)
+            assert reader.page.evaluate("() => document.body.getAttribute('data-md-color-scheme')") == (
+                "slate" if scheme == "dark" else "default")
+            assert reader.ran() is None, f"{build} {scheme} {path}: {reader.ran()}"
+            # no element the author wrote can run: no handler, no script of theirs, no frame
+            found = reader.page.evaluate("""() => {
+                const bad = [];
+                for (const el of document.querySelectorAll('article *')) {
+                    for (const a of el.attributes) {
+                        if (/^on/i.test(a.name)) bad.push(el.tagName + ' ' + a.name);
+                        if (/^\\s*(javascript|data):/i.test(a.value)) bad.push(el.tagName + ' ' + a.value);
                     }
-                    return bad;
-                }""")
-                assert found == [], f"{build} {scheme} {path}: {found}"
-            if build == "preview":  # the author's plain SVG stays an <img>, with the plot class or without it
-                reader.page.goto(base + "gadget/")
-                assert reader.page.locator("article object").count() == 0
-                assert reader.page.locator("article img[src$='plain.svg']").count() == 2
-    finally:
-        reader.context.close()
+                    if (['SCRIPT', 'IFRAME', 'EMBED', 'SVG'].includes(el.tagName.toUpperCase())) bad.push(el.tagName);
+                    if (el.tagName === 'OBJECT' && !/\\/plots\\//.test(el.getAttribute('data') || ''))
+                        bad.push('object ' + el.getAttribute('data'));
+                }
+                return bad;
+            }""")
+            assert found == [], f"{build} {scheme} {path}: {found}"
+        if build == "preview":  # the author's plain SVG stays an <img>, with the plot class or without it
+            reader.page.goto(base + "gadget/")
+            assert reader.page.locator("article object").count() == 0
+            assert reader.page.locator("article img[src$='plain.svg']").count() == 2
 
 
 @pytest.mark.parametrize("build", ["published", "preview"])
-def test_every_published_svg_opened_directly_runs_nothing(browser, sites, build):
+def test_every_published_svg_opened_directly_runs_nothing(tab, sites, build):
     _, published, preview, _ = sites
     folder = published if build == "published" else preview
     svgs = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.svg"))
     assert ("assets/images/plain.svg" in svgs) == (build == "preview")  # only the refused gadget links it
     assert not any("evil" in s for s in svgs), svgs  # refused SVGs are published in no mode
-    reader = Reader(browser, "light")
-    try:
-        with serve(folder) as base:
-            for svg in svgs:
-                reader.page.goto(base + svg)
-                reader.page.wait_for_timeout(100)
-                assert reader.ran() is None, f"{svg}: {reader.ran()}"
-            for name in ("evil.svg", "evil-script.svg"):
-                response = reader.page.goto(base + "assets/images/" + name)
-                assert response.status == 404
-                assert reader.ran() is None
-    finally:
-        reader.context.close()
+    reader = tab.use("light")
+    with serve(folder) as base:
+        for svg in svgs:
+            reader.page.goto(base + svg)
+            reader.page.wait_for_timeout(100)
+            assert reader.ran() is None, f"{svg}: {reader.ran()}"
+        for name in ("evil.svg", "evil-script.svg"):
+            response = reader.page.goto(base + "assets/images/" + name)
+            assert response.status == 404
+            assert reader.ran() is None
 
 
 def test_the_build_names_the_refused_svg_and_why(sites):
