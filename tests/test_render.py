@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 
 import jinja2
 import pytest
 
 from glossary.figures import fmt
-from glossary.build import GlossaryBuild
-from glossary.settings import Settings
 from glossary.site.render import make_env
+from repository_build import repository_build
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,10 +24,7 @@ def test_figures_are_pure_arithmetic():
 
 
 def kernel_fusion_page(preview: bool = True) -> str:
-    options = Settings.resolve(ROOT / "entries", ROOT, {}, serving=preview, environ={})
-    build = GlossaryBuild(settings=options, log=logging.getLogger("test"))
-    build.load()
-    return build.render_page("kernel-fusion.md")
+    return repository_build(preview).render_page("kernel-fusion.md")
 
 
 def test_t4_table_reproduces_the_seed_by_computing_it():
