@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from serving import CHROMIUM, CHROMIUM_ARGS, OFF_LOCALHOST, serve, without_search  # noqa: E402
+from serving import CHROMIUM, CHROMIUM_ARGS, local_context, serve, without_search  # noqa: E402
 
 
 def busy_cpu_s() -> float:
@@ -41,9 +41,7 @@ def main() -> None:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
 
         def context():
-            made = without_search(browser.new_context(viewport={"width": 1280, "height": 900}))
-            made.route(OFF_LOCALHOST, lambda route: route.abort())
-            return made
+            return without_search(local_context(browser, viewport={"width": 1280, "height": 900}))
 
         def load(tab, url: str) -> None:
             tab.goto(url)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from serving import OFF_LOCALHOST, chromium, serve, shared_preview, without_search
+from serving import chromium, local_context, serve, shared_preview, without_search
 
 
 @pytest.fixture(scope="session")
@@ -28,8 +28,7 @@ def preview_context(browser, preview_url):
     """One browser context for every test that reads the preview's pages, none of which searches:
     its tabs share the HTTP and compiled-script caches, so a page after the first costs about half the
     CPU it costs in a new context."""
-    context = without_search(browser.new_context())
-    context.route(OFF_LOCALHOST, lambda route: route.abort())
+    context = without_search(local_context(browser))
     yield context
     context.close()
 

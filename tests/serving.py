@@ -133,6 +133,14 @@ def hover(page, handle, timeout: float | None = None) -> None:
         page.mouse.move(point["x"], point["y"])
 
 
+def local_context(browser, **options):
+    """A new browser context (``options`` as Playwright's ``new_context`` takes them) in which every request
+    off localhost fails at once instead of hanging."""
+    context = browser.new_context(**options)
+    context.route(OFF_LOCALHOST, lambda route: route.abort())
+    return context
+
+
 def without_search(context):
     """``context`` with Material's search worker replaced by an empty script, for tests that never
     search: the worker builds the whole site's search index on every page load, a few tenths of a

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from serving import OFF_LOCALHOST, fresh_tab, playwright_or_skip, serve
+from serving import fresh_tab, local_context, playwright_or_skip, serve
 from site_fixture import REFUSED_WORDS, build_fixture_site
 
 pytestmark = pytest.mark.browser
@@ -34,8 +34,7 @@ def reader_tab(browser):
     """One tab for the tests that read the fixture site, one after another: a page in a new tab costs
     Chromium about three times what the next page costs in a kept one (a renderer process starts:
     bench/browser_load_cost.py, issue 34)."""
-    context = browser.new_context()
-    context.route(OFF_LOCALHOST, lambda route: route.abort())
+    context = local_context(browser)
     tab = context.new_page()
     yield tab
     context.close()
@@ -53,8 +52,7 @@ def page(reader_tab, base_url):
 def fresh_page(browser):
     """A tab in a context of its own, for the hostile pages: nothing they could leave behind reaches
     another test."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.route(OFF_LOCALHOST, lambda route: route.abort())
+    context = local_context(browser, viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.set_default_timeout(10_000)
     yield page

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, mkdocs, write_project
-from serving import OFF_LOCALHOST, hover, playwright_or_skip, serve, without_search
+from serving import hover, local_context, playwright_or_skip, serve, without_search
 from site_fixture import fixture_config
 
 pytestmark = pytest.mark.browser
@@ -135,8 +135,7 @@ class Reader:
 
     def __init__(self, browser):
         # no test here searches: the search box is not what a reader of these pages touches
-        self.context = without_search(browser.new_context(viewport={"width": 1280, "height": 900}))
-        self.context.route(OFF_LOCALHOST, lambda route: route.abort())
+        self.context = without_search(local_context(browser, viewport={"width": 1280, "height": 900}))
         self.page = self.context.new_page()
         self.page.set_default_timeout(10_000)
         self.dialogs: list[str] = []
