@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import ROOT
-from glossary.entries.model import parse_entry
 from glossary.figures import bind
 from glossary.figures.views import device_views
 from glossary.verdicts.findings import body_first_line
-from measure import store
 
-ENTRY = parse_entry(ROOT / "entries" / "kernel-fusion.md", ROOT / "entries")
-DEVICES = tuple(device_views(ENTRY, store.load_results(ENTRY.folder)))
+import real_glossary
+
+ENTRY = real_glossary.entries()["kernel-fusion"]
+DEVICES = tuple(device_views(ENTRY, real_glossary.recorded("kernel-fusion")))
 SPEC = ENTRY.meta.measure
 SHEET = ENTRY.meta.sources[0].id or ENTRY.meta.sources[0].url
 

@@ -23,6 +23,8 @@ from measure.spec import budget, limits
 from measure.typed import load
 from measure.spec import MeasureSpec
 
+import real_glossary
+
 ROOT = Path(__file__).resolve().parents[1]
 FRONT = "title: T\nsummary: S.\nauthor: pending\nreviewer: pending\n"
 
@@ -155,7 +157,7 @@ def test_a_spec_whose_result_could_pass_the_reader_is_refused(tmp_path):
 
 @pytest.fixture(scope="module")
 def real_specs() -> dict[str, MeasureSpec]:
-    entries = load_entries(ROOT / "entries")
+    entries = real_glossary.entries()
     return {slug: e.meta.measure for slug, e in entries.items() if e.meta.measure is not None}
 
 

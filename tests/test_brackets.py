@@ -6,25 +6,20 @@ after a warm-up where the record has one."""
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-from glossary.entries.model import load_entries
 from glossary.figures import brackets
-from glossary.figures.views import device_views
-from measure import store
 from measure.results.sizes import CopyStep, GraphRecord
 
-ROOT = Path(__file__).resolve().parent.parent
-ENTRIES = load_entries(ROOT / "entries")
+import real_glossary
+
+ENTRIES = real_glossary.entries()
 
 
 def _view(slug: str):
-    entry = ENTRIES[slug]
-    recorded = {p.stem: store.load_file(p) for p in sorted((entry.folder / "results").glob("*.json"))}
-    return entry, {v.key: v for v in device_views(entry, recorded)}["nvidia-h200"]
+    return ENTRIES[slug], real_glossary.view(slug)
 
 
 def _copy(direction: str, src: str, dst: str) -> CopyStep:

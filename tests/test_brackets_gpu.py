@@ -6,22 +6,21 @@ from __future__ import annotations
 
 import dataclasses
 import statistics
-from pathlib import Path
 
 import pytest
 
-from glossary.entries.model import load_entries
 from glossary.figures import brackets
 from glossary.figures.views import device_views
 from measure import harness, results
 from measure.harness.streams import INSTANTIATIONS
 
+import real_glossary
+
 pytestmark = pytest.mark.gpu
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_launch_chains_keep_host_above_gpu_and_instantiation_is_a_statistic():
-    entry = load_entries(ROOT / "entries")["cuda-graphs"]
+    entry = real_glossary.entries()["cuda-graphs"]
     spec = dataclasses.replace(entry.meta.measure, sizes=({"chunk": 1024}, {"chunk": 16384}), counters=False,
                                claims=())
     result = harness.measure_entry("cuda-graphs", entry.folder, spec, "sha256:test", progress=print)
@@ -44,7 +43,7 @@ def test_launch_chains_keep_host_above_gpu_and_instantiation_is_a_statistic():
 
 
 def test_pinned_copies_behind_the_blocking_kernel_keep_host_above_gpu():
-    entry = load_entries(ROOT / "entries")["pinned-memory"]
+    entry = real_glossary.entries()["pinned-memory"]
     sizes = ({"n": 16384}, {"n": 262144}, {"n": 4194304})
     spec = dataclasses.replace(entry.meta.measure, sizes=sizes, headline=sizes[-1], claims=())
     result = harness.measure_entry("pinned-memory", entry.folder, spec, "sha256:test", progress=print)

@@ -8,20 +8,17 @@ without a feature fails with the reason (simulated on this one by its arch)."""
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 
-from glossary.entries.model import load_entries
+import real_glossary
 
 pytestmark = pytest.mark.gpu
-
-ENTRIES = Path(__file__).resolve().parents[1] / "entries"
 
 
 def _result(slug: str, size: dict[str, int]) -> dict:
     from measure import harness
-    entry = load_entries(ENTRIES)[slug]
+    entry = real_glossary.entries()[slug]
     spec = entry.meta.measure
     timing = dataclasses.replace(spec.timing, warmups=1, runs=5, max_runs=10, target_ci=0.05, max_seconds=10.0)
     spec = dataclasses.replace(spec, sizes=(size,), headline=size, timing=timing, counters=False, claims=(),
@@ -81,7 +78,7 @@ def test_a_device_without_clusters_fails_with_the_reason():
     from measure.harness.errors import MeasurementError
     from measure.harness.hopper import require
     from measure.harness.session import GpuSession
-    spec = load_entries(ENTRIES)["thread-block-clusters"].meta.measure
+    spec = real_glossary.entries()["thread-block-clusters"].meta.measure
     gpu = GpuSession(drv)
     try:
         require(spec, gpu)  # the H200 has them

@@ -7,28 +7,26 @@ from __future__ import annotations
 
 import dataclasses
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 
-from glossary.entries.model import load_entries, measurement_fingerprint
+from glossary.entries.model import measurement_fingerprint
 from glossary.figures import quantity
-from glossary.figures.views import VariantRow, device_views
+from glossary.figures.views import VariantRow
 from glossary.site import plots
 from measure import store
 from measure.results import staleness
 from measure.spec.model import Roof
 from measure.typed import SchemaError
 
-ROOT = Path(__file__).resolve().parent.parent
+import real_glossary
+
 SVG_NS = "{http://www.w3.org/2000/svg}"
-ENTRIES = load_entries(ROOT / "entries")
+ENTRIES = real_glossary.entries()
 
 
 def _view(slug: str, device: str = "nvidia-h200"):
-    entry = ENTRIES[slug]
-    recorded = {p.stem: store.load_file(p) for p in sorted((entry.folder / "results").glob("*.json"))}
-    return {v.key: v for v in device_views(entry, recorded)}[device]
+    return real_glossary.view(slug, device)
 
 
 def _row(name="a", gbps=100.0, gflops=None, launches=None, ms=1.0) -> VariantRow:

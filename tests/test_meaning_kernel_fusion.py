@@ -10,16 +10,17 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from glossary.cli import cli
-from glossary.entries.model import load_entries
 from glossary.figures.views import device_views
 from glossary.verdicts import claims
 from measure import store
+
+import real_glossary
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _summaries():
-    entry = load_entries(ROOT / "entries")["kernel-fusion"]
+    entry = real_glossary.entries()["kernel-fusion"]
     result = store.load_file(entry.folder / "results" / "nvidia-h200.json")
     (view,) = device_views(entry, {"nvidia-h200": result})
     return entry, claims.summarize(claims.evaluate(entry.meta.measure, view))

@@ -5,24 +5,21 @@ repository's own entries and results as well as small literal panels."""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 
-from glossary.entries.model import load_entries
 from glossary.figures.views import device_views
 from glossary.site import plots, svgplot
-from measure import store
 
-ROOT = Path(__file__).resolve().parent.parent
+import real_glossary
+
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
 
 def _views():
     """Every device view of every entry of this repository that has a plot."""
-    for slug, entry in sorted(load_entries(ROOT / "entries").items()):
-        folder = entry.folder / "results"
-        recorded = {p.stem: store.load_file(p) for p in sorted(folder.glob("*.json"))} if folder.is_dir() else {}
+    for slug, entry in sorted(real_glossary.entries().items()):
+        recorded = real_glossary.recorded(slug)
         for view in device_views(entry, recorded) if recorded else ():
             if plots.has_plot(view):
                 yield f"{slug}/{view.key}", view

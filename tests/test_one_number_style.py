@@ -9,21 +9,21 @@ from pathlib import Path
 
 import pytest
 
-from glossary.entries.model import load_entries
 from glossary.figures import fmt
 from glossary.site import page as page_mod, plots, render
 from glossary.verdicts.gate import judge
 from glossary.verdicts import findings
-from measure import store
+
+import real_glossary
 
 ROOT = Path(__file__).resolve().parent.parent
-ENTRIES = load_entries(ROOT / "entries")
+ENTRIES = real_glossary.entries()
 
 
 @pytest.mark.parametrize("slug", sorted(s for s, e in ENTRIES.items() if e.meta.measure is not None))
 def test_a_variant_reads_the_same_in_table_prose_and_plot(slug):
     entry = ENTRIES[slug]
-    measured = findings.collect(entry, store.load_results(entry.folder))
+    measured = findings.collect(entry, real_glossary.recorded(slug))
     model = page_mod.PageModel(entry=entry, verdict=judge(entry.meta.author, entry.meta.reviewer, ()),
                                devices=measured.devices, related=(), preview=True, body=measured.body,
                                claims=measured.claims, figure_problems=measured.figure_problems)

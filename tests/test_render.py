@@ -10,6 +10,7 @@ import pytest
 from glossary.figures import fmt
 from glossary.site.render import make_env
 from repository_build import repository_build
+import real_glossary
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -86,13 +87,12 @@ def test_compile_command_hides_the_install_path():
 def test_a_last_failure_shows_its_error_and_date_beside_the_kept_figures(environment, shown):
     import json
 
-    from glossary.entries.model import load_entries
     from glossary.site import page as page_mod, render
     from glossary.verdicts import findings
     from glossary.verdicts.gate import judge
     from measure.results import parse
 
-    entry = load_entries(ROOT / "entries")["roofline"]
+    entry = real_glossary.entries()["roofline"]
     data = json.loads((entry.folder / "results" / "nvidia-h200.json").read_text())
     failure = {"error": "roofline: Xid 79 during sampling"}
     if environment is not None:
@@ -110,13 +110,12 @@ def test_counters_carried_from_an_earlier_result_say_so_on_the_page():
     import copy
     import json
 
-    from glossary.entries.model import load_entries
     from glossary.site import page as page_mod, render
     from glossary.verdicts import findings
     from glossary.verdicts.gate import judge
     from measure.results import parse
 
-    entry = load_entries(ROOT / "entries")["kernel-fusion"]
+    entry = real_glossary.entries()["kernel-fusion"]
     data = copy.deepcopy(json.loads((entry.folder / "results" / "nvidia-h200.json").read_text()))
     for size in data["sizes"]:  # the recorded result may carry counters itself: start from none carried
         size.pop("counters_from", None)

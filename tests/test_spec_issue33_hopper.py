@@ -11,13 +11,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from glossary.entries.model import load_entries
 from measure.harness.errors import MeasurementError
 from measure.results.identity import canonical
 from measure.spec import MeasureSpec, working_set_bytes
 from measure.spec.budget import host_buffer_bytes
 from measure.spec.hopper import requirements, step_buffers
 from measure.typed import SchemaError, load
+
+import real_glossary
 
 N = 1 << 22
 ENTRIES = Path(__file__).resolve().parents[1] / "entries"
@@ -208,7 +209,7 @@ def _keys(value, out: set) -> set:
 
 
 def test_no_existing_spec_gains_a_key_so_no_fingerprint_moves():
-    entries = load_entries(ENTRIES)
+    entries = real_glossary.entries()
     for slug, entry in entries.items():
         spec = entry.meta.measure
         if spec is None or slug in NEW_ENTRIES:
@@ -223,7 +224,7 @@ NEW_ENTRIES = ("unified-memory", "thread-block-clusters", "tensor-memory-acceler
 
 
 def test_the_four_new_entries_use_what_they_are_about():
-    entries = load_entries(ENTRIES)
+    entries = real_glossary.entries()
     um = entries["unified-memory"].meta.measure
     assert um.buffers["x"].location == "managed" and um.variant("resident").resident == {"x": "device"}
     assert [s.prefetch for s in um.variant("prefetch").launches][0] == "x"
@@ -241,7 +242,7 @@ def test_the_four_new_entries_use_what_they_are_about():
 
 
 def test_claiming_sm_80_for_the_cluster_entry_is_refused():
-    entries = load_entries(ENTRIES)
+    entries = real_glossary.entries()
     spec = entries["thread-block-clusters"].meta.measure
     data = copy.deepcopy(canonical(spec))
     data["archs"] = ["sm_80", "sm_90"]
@@ -352,7 +353,7 @@ def test_the_unified_memory_pass_fills_the_headline_variants_only():
     """The counts come from a process of their own (CUPTI enabled before its context); each headline
     variant gets its counts, or why none, and every other size nothing."""
     from measure.harness.uvm_pass import attach_unified_memory
-    spec = load_entries(ENTRIES)["unified-memory"].meta.measure
+    spec = real_glossary.entries()["unified-memory"].meta.measure
     headline = dict(spec.headline)
     names = [v.name for v in spec.measured_variants]
     sizes = [{"params": {k: v // 2 for k, v in headline.items()}, "variants": {n: {} for n in names}},
@@ -378,7 +379,7 @@ def test_the_unified_memory_pass_fills_the_headline_variants_only():
 def test_the_unified_memory_pass_says_why_when_its_process_fails(monkeypatch, tmp_path):
     import subprocess
     from measure.harness import uvm_pass
-    spec = load_entries(ENTRIES)["unified-memory"].meta.measure
+    spec = real_glossary.entries()["unified-memory"].meta.measure
     monkeypatch.setattr(subprocess, "run", lambda *a, **k: SimpleNamespace(returncode=1, stdout="",
                                                                            stderr="cuInit failed: no device"))
     counts, why = uvm_pass.count_unified_memory(tmp_path, spec, dict(spec.headline))

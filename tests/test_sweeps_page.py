@@ -22,6 +22,8 @@ from glossary.figures.views import device_views
 from glossary.site import plots
 from glossary.verdicts import claims
 
+import real_glossary
+
 SLUG = "sweep-fixture"
 BLOCKS = (128, 256, 512)
 SMALL, BIG = 1 << 20, 1 << 26
@@ -429,10 +431,8 @@ def test_imported_figures_without_the_new_fields_show_none_of_the_new_sections()
 
 
 def test_rows_without_the_new_features_keep_their_defaults():
-    from test_measured_section import ROOT as ROOT_
-    from glossary.entries.model import load_entries
     from measure import store
-    entry = load_entries(ROOT_ / "entries")["kernel-fusion"]
+    entry = real_glossary.entries()["kernel-fusion"]
     recorded = {"tesla-t4": store.load_file(entry.folder / "results" / "tesla-t4.json")}
     for size in device_views(entry, recorded)[0].sizes:
         assert not size.swept and not size.has_attrs and not size.has_metrics

@@ -13,6 +13,8 @@ from glossary.entries.model import load_entries
 from measure.harness import check
 from measure.harness.compile import load_reference
 
+import real_glossary
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -120,7 +122,7 @@ def test_expected_outputs_are_computed_once_per_size_where_shared():
 
 
 def test_the_committed_references_are_judged_as_written():
-    entries = load_entries(ROOT / "entries")
+    entries = real_glossary.entries()
     judged = {slug: check.reads_variant(load_reference(slug, e.folder.resolve(), e.meta.measure))
               for slug, e in entries.items() if e.meta.measure is not None}
     # kernel-fusion's variants all compute one chain; roofline's k1..k1024 run different FMA counts.
@@ -178,7 +180,7 @@ def test_without_ncu_every_size_says_why(monkeypatch):
     from measure.harness import counters
 
     monkeypatch.setattr(counters, "find_ncu", lambda: None)
-    spec = load_entries(ROOT / "entries")["kernel-fusion"].meta.measure
+    spec = real_glossary.entries()["kernel-fusion"].meta.measure
     out = counters.run_counter_passes("kernel-fusion", ROOT, spec, [({"n": 1}, 1), ({"n": 2}, 2)], print)
     assert [o["status"] for o in out] == ["skipped", "skipped"] and [o["size"] for o in out] == [{"n": 1}, {"n": 2}]
 
@@ -189,7 +191,7 @@ def test_without_ncu_every_size_says_why(monkeypatch):
 def test_quick_spec_is_one_size_without_counters():
     from glossary.measuring import quick
 
-    spec = load_entries(ROOT / "entries")["kernel-fusion"].meta.measure
+    spec = real_glossary.entries()["kernel-fusion"].meta.measure
     one = quick.quick_spec(spec)
     assert one.sizes == [dict(spec.headline)] and one.headline == dict(spec.headline) and one.counters is False
     assert quick.quick_spec(spec, quick.parse_size(["n=1_048_576"])).sizes == [{"n": 1048576}]
