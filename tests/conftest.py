@@ -36,13 +36,18 @@ def _gpu() -> tuple[bool, str]:
     return probe()
 
 
-# The files that take longest, longest first (pytest --durations=0 summed per file, session 11).
-# pytest-xdist's --dist loadfile hands out files in collection order: with these first, a long file no
-# longer starts last while the other worker idles (longest processing time first).
-SLOW_FILES = ("test_publish_gate.py", "test_meaning_browser.py", "test_signed_subsets.py", "test_xss_browser.py",
-              "test_browser.py", "test_render_stage.py", "test_store_safety.py", "test_serve.py",
-              "test_entries_issue18.py", "test_realistic_glossary.py", "test_compile.py", "test_hostile.py",
-              "test_render.py", "test_both_sign.py", "test_tables_fit.py", "test_export.py")
+# The files that take longest, longest first: each file's wall time in a whole run of the suite on the
+# 2-core machine (session 19, issue 34), the files over about 10 s.  pytest-xdist's --dist loadfile hands
+# out files in collection order (pyproject's --no-loadscope-reorder: by default it hands out the files
+# with the most tests first, which left test_store_safety's 4 tests and test_serve's 2, 44 s between
+# them, to run last while the other workers idled).  With these first, a long file no longer starts
+# last (longest processing time first).  tests/test_layout.py checks that each is a test file.
+SLOW_FILES = ("test_compile.py", "test_xss_browser.py", "test_signed_subsets.py", "test_browser.py",
+              "test_meaning_browser.py", "test_hostile.py", "test_entries_issue18.py", "test_tooltips_issue31.py",
+              "test_parallel.py", "test_pool.py", "test_sandbox.py", "test_store_safety.py", "test_publish_gate.py",
+              "test_serve_pages.py", "test_serve.py", "test_realistic_glossary.py", "test_import_odd_trees.py",
+              "test_render_stage.py", "test_html_ahead.py", "test_spec_shapes.py", "test_tables_fit.py",
+              "test_progress_configs.py", "test_plots_readable.py", "test_bounds.py")
 
 
 def _slow_first(items: list) -> None:

@@ -91,3 +91,17 @@ def test_modules_stay_small(package):
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES
             and str(p.relative_to(ROOT)) not in LONG_ALLOWED]
     assert not long, "\n".join(long)
+
+
+def test_the_longest_test_files_are_handed_out_first():
+    # conftest's SLOW_FILES put first in collection order, and pytest-xdist told to keep that order
+    # (by default it hands out the files with the most tests first): a renamed file would silently
+    # fall back to its alphabetical place, and a dropped option would undo the whole list
+    import tomllib
+
+    from conftest import SLOW_FILES
+
+    assert [name for name in SLOW_FILES if not (ROOT / "tests" / name).is_file()] == []
+    assert len(set(SLOW_FILES)) == len(SLOW_FILES)
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["addopts"]
+    assert "--dist loadfile" in options and "--no-loadscope-reorder" in options.split()
