@@ -25,7 +25,8 @@ from glossary.entries.model import (Entry, EntryError, display_path, entry_paths
                                     parse_entry, read_entries)
 from glossary.memo import Memo, data_signature, tree_signature
 from glossary.settings import GlossaryError, Settings
-from glossary.site import bytecode, export, leaks, page, pagefiles, plots, render, sitefiles, sitemap, tooltips
+from glossary.site import (bytecode, export, leaks, page, pagefiles, plots, render, sitefiles, sitemap, strays,
+                           tooltips)
 from glossary.verdicts import assess, gate
 from glossary.verdicts import trust as trust_mod
 from measure import store
@@ -64,7 +65,7 @@ class GlossaryBuild:
     def load(self, measurer: Callable[[list[Entry]], None] | None = None) -> None:
         """Parse entries, measure stale ones where asked, load results, judge every entry."""
         problems = []
-        linked = [p for p in sitefiles.symlinks(self.settings.entries_dir) if p.is_dir()]
+        linked = [p for p in strays.symlinks(self.settings.entries_dir) if p.is_dir()]
         if linked:
             problems.append("symbolic links to folders under the docs folder: MkDocs would walk and publish "
                             "what they point at, so the build stops; remove them:\n  " + "\n  ".join(
@@ -169,7 +170,7 @@ class GlossaryBuild:
                 self._say(logging.INFO, f"{display_path(entry.path)}: shown as a draft in this preview ({reasons})")
             else:
                 self._say(logging.WARNING, f"{display_path(entry.path)}: refused, left out of the site: {reasons}")
-        for why in sitefiles.stray_files(self.settings.entries_dir, self.entries):
+        for why in strays.stray_files(self.settings.entries_dir, self.entries):
             if not any(f"/{slug}/" in why for slug in self.broken):  # serve: a broken entry's own files
                 self._say(logging.WARNING, why)
         for slug in self.entries:

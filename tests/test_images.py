@@ -235,13 +235,13 @@ def test_an_image_no_entry_links_is_named_as_not_published(tmp_path):
     """Like any other file the site leaves out, an image in assets/images/ that no entry links
     (published or not) is named; a linked one and its dark partner are not."""
     from glossary.entries.model import load_entries
-    from glossary.site import sitefiles
+    from glossary.site import strays
     folder = tmp_path / "assets" / "images"
     folder.mkdir(parents=True)
     for name in ("used.svg", "used.dark.svg", "orphan.png", "notes.txt"):
         (folder / name).write_bytes(b"<svg/>")
     (tmp_path / "t.md").write_text("---\ntitle: T\nsummary: S.\n---\n![Used](assets/images/used.svg)\n")
-    stray = sitefiles.stray_files(tmp_path, load_entries(tmp_path))
+    stray = strays.stray_files(tmp_path, load_entries(tmp_path))
     assert len(stray) == 1 and "orphan.png: is an image no entry links" in stray[0], stray
 
 
@@ -251,7 +251,7 @@ def test_the_walk_names_every_stray_file_and_link_in_a_messy_tree(tmp_path):
     an entry's declared files, results and reproductions never.  The links list sees inside dot folders."""
     import os
     from glossary.entries.model import load_entries
-    from glossary.site import sitefiles
+    from glossary.site import strays
     (tmp_path / "t.md").write_text("---\ntitle: T\nsummary: S.\n---\nBody.\n")
     for rel in ("t/results/dev.json", "t/reproductions/r.json", "t/notes.txt", "t/results/deep/x.json",
                 "orphan/a.txt", ".git/objects/x", "__pycache__/m.pyc", "t/__pycache__/k.pyc", ".hidden.txt",
@@ -262,14 +262,14 @@ def test_the_walk_names_every_stray_file_and_link_in_a_messy_tree(tmp_path):
     (tmp_path / "t" / "gone").symlink_to(tmp_path / "nowhere")
     (tmp_path / "t" / "up").symlink_to(tmp_path, target_is_directory=True)
     (tmp_path / ".git" / "link").symlink_to("/etc/hostname")
-    stray = sitefiles.stray_files(tmp_path, load_entries(tmp_path))
+    stray = strays.stray_files(tmp_path, load_entries(tmp_path))
     named = sorted(line.split(":")[0][len(str(tmp_path)) + 1:] for line in stray)
     assert named == ["README.rst", "assets/page.md", "orphan/a.txt", "t/gone", "t/link.cu", "t/notes.txt",
                      "t/results/deep/x.json", "t/up", "z.markdown"], stray
     assert all(": is a symbolic link" in line for line in stray if "/gone:" in line or "/up:" in line)
     walked = sorted(Path(folder, name) for folder, dirs, files in os.walk(tmp_path)
                     for name in dirs + files if Path(folder, name).is_symlink())
-    assert sitefiles.symlinks(tmp_path) == walked and len(walked) == 4
+    assert strays.symlinks(tmp_path) == walked and len(walked) == 4
 
 
 def test_a_raw_html_image_is_paired_as_two_tags():

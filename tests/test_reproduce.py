@@ -24,7 +24,7 @@ from glossary.cli import reproducing
 from glossary.entries.model import measurement_fingerprint, parse_entry
 from glossary.verdicts import reproduce as reproduce_mod
 from glossary.settings import Settings
-from glossary.site import sitefiles
+from glossary.site import strays
 from glossary.verdicts import agreement, assess, reproductions, trust
 from measure import attest, results, store
 from measure import reproduction as statement
@@ -299,7 +299,7 @@ def test_reproductions_are_not_stray_files_and_do_not_touch_the_review(tmp_path,
     assert after.review.status == before.review.status == "current"
     assert after.publishable
     entries = project / "entries"
-    assert not sitefiles.stray_files(entries, {"copy": entry_of(project)})
+    assert not strays.stray_files(entries, {"copy": entry_of(project)})
 
 
 def test_a_malformed_reproduction_names_the_file_and_the_key(tmp_path, keys, node_b):

@@ -24,7 +24,7 @@ from glossary.figures.views import DeviceView
 from glossary.site.page import PageModel
 from measure.results import Result
 from glossary.site.render import make_env
-from glossary.site.strays import ASSETS, stray_files, symlinks  # noqa: F401 -- the build's names for them
+from glossary.site.strays import ASSETS
 
 EXPORT_PATH = "glossary.json"
 INDEX = "index.md"
